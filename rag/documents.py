@@ -1,0 +1,26 @@
+"""A loaded source document, before splitting.
+
+Loaders turn every supported format into Markdown-flavoured text (headings as ``#`` lines) so
+one splitter handles them all; provenance travels with the text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rag.chunks import content_hash
+
+
+@dataclass(frozen=True, slots=True)
+class SourceDocument:
+    source: str
+    """Path relative to DOCS_DIR with POSIX separators, or an eval corpus id."""
+    text: str
+    """Markdown-flavoured text: headings as ``#`` lines, front matter removed."""
+    title: str = ""
+    link: str | None = None
+    doc_id: str = ""
+
+    @property
+    def hash(self) -> str:
+        return content_hash(f"{self.title}\n{self.link or ''}\n{self.text}")
