@@ -1,0 +1,56 @@
+"""``python -m rag``: the terminal edge of the answer core.
+
+Each subcommand lives in its own module with ``add_parser(subparsers)``; the parser it adds
+sets ``func(args, settings) -> int``. Settings are read here, once, from the environment
+(and ``.env`` in development) and passed down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from dotenv import load_dotenv
+
+from rag.settings import Settings, SettingsError
+
+COMMANDS: tuple[str, ...] = ()
+"""Subcommand modules under ``rag.cli``, in the order ``--help`` lists them."""
+
+Handler = Callable[[argparse.Namespace, Settings], int]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m rag",
+        description="Index documents, ask questions and measure retrieval for citebot.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug details")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"rag.cli.{name}").add_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    load_dotenv(override=False)
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        settings = Settings.from_env(os.environ)
+    except SettingsError as error:
+        print(f"citebot: {error}", file=sys.stderr)
+        return 2
+    handler: Handler = args.func
+    try:
+        return handler(args, settings)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
