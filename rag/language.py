@@ -1,0 +1,37 @@
+"""Which language a text is in, as far as the answer core cares: Chinese or English.
+
+Only two languages are first-class, so this is a share-of-letters test rather than a
+language-identification model: one Chinese ideograph carries about as much meaning as a short
+English word, so each ideograph counts for three Latin letters. "refund 怎么算" is Chinese
+(the asker writes Chinese and borrows a word); "What does 退费 cover for new students?" is English.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Language = Literal["zh", "en"]
+
+IDEOGRAPH_WEIGHT = 3
+"""How many Latin letters one CJK ideograph outweighs when deciding the language."""
+
+_IDEOGRAPH_RANGES = (
+    (0x3400, 0x4DBF),  # CJK Extension A
+    (0x4E00, 0x9FFF),  # CJK Unified Ideographs
+    (0xF900, 0xFAFF),  # CJK Compatibility Ideographs
+    (0x20000, 0x2FFFF),  # Extensions B onwards
+)
+
+
+def is_ideograph(char: str) -> bool:
+    point = ord(char)
+    return any(low <= point <= high for low, high in _IDEOGRAPH_RANGES)
+
+
+def detect_language(text: str) -> Language:
+    """``"zh"`` when ideographs make up a meaningful share of the letters, else ``"en"``."""
+    ideographs = sum(1 for char in text if is_ideograph(char))
+    latin = sum(1 for char in text if char.isascii() and char.isalpha())
+    if ideographs and ideographs * IDEOGRAPH_WEIGHT >= latin:
+        return "zh"
+    return "en"
