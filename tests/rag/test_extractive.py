@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import pytest
+from langchain_core.messages import HumanMessage
+from langchain_openai import ChatOpenAI
+from pydantic import SecretStr
+
+from rag.extractive import ExtractiveChatModel, model_identity, split_sentences
+from rag.messages import REFUSAL, is_refusal_text
+from rag.prompt import build_messages
+from rag.results import Hit
+from tests.rag.factories import LEAVE_TEXT, LEVELS_TEXT, REFUND_TEXT, make_hit, policy_hits
+
+
+def answer(question: str, hits: Sequence[Hit] | None = None) -> str:
+    messages = build_messages(question, policy_hits() if hits is None else hits)
+    return ExtractiveChatModel().invoke(messages).text
+
+
+def test_sentences_are_exact_substrings_split_at_chinese_and_english_ends() -> None:
+    text = "退费按剩余课时计算。手续费 5%；最低 50 元！\n- 单价 3.5 元? Yes. Contact us"
+    sentences = split_sentences(text)
+    assert sentences == [
+        "退费按剩余课时计算。",
+        "手续费 5%；",
+        "最低 50 元！",
+        "单价 3.5 元?",
+        "Yes.",
+        "Contact us",
+    ]
+    assert all(sentence in text for sentence in sentences)
+
+
+def test_chinese_question_gets_the_relevant_sentence_with_its_citation() -> None:
+    reply = answer("流利级原价多少钱？")
+    assert reply == "流利级原价 4800 元，共 16 课时[1]。"
+
+
+def test_quantity_question_prefers_the_sentence_with_the_number() -> None:
+    reply = answer("每课时多长时间？")
+    assert "每课时 45 分钟[2]。" in reply
+    assert "[1]" not in reply
+
+
+def test_english_question_gets_the_relevant_sentence_with_its_citation() -> None:
+    reply = answer("How many days of annual leave do employees get?")
+    assert reply.startswith(
+        "Full-time employees receive 20 days of paid annual leave per year [3]."
+    )
+
+
+def test_markers_point_at_the_source_each_sentence_was_quoted_from() -> None:
+    hits = [make_hit(LEAVE_TEXT, source="hr/leave.md"), make_hit(REFUND_TEXT)]
+    reply = answer("When does unused annual leave expire?", hits)
+    assert "Unused leave expires on 31 March of the following year [1]." in reply
+    assert "[2]" not in reply
+
+
+def test_quotes_are_verbatim_once_markers_are_removed() -> None:
+    hits = policy_hits()
+    reply = answer("退费手续费最低多少？", hits)
+    quoted = reply.replace("[1]", "").replace("[2]", "").replace("[3]", "")
+    assert quoted == "退费时收取退款金额 5% 的手续费，最低 50 元。"
+    assert quoted in hits[0].chunk.text
+
+
+def test_the_same_prompt_always_gets_the_same_answer() -> None:
+    replies = {answer("口语课有几个级别？") for _ in range(5)}
+    assert len(replies) == 1
+    assert "口语课共分四个级别" in replies.pop()
+
+
+@pytest.mark.parametrize(
+    ("question", "refusal"),
+    [("公司年会在哪里举办？", REFUSAL["zh"]), ("Who won the football match?", REFUSAL["en"])],
+)
+def test_refuses_when_no_sentence_shares_a_term_with_the_question(
+    question: str, refusal: str
+) -> None:
+    reply = answer(question)
+    assert reply == refusal
+    assert is_refusal_text(reply)
+
+
+def test_refuses_a_prompt_without_sources() -> None:
+    reply = ExtractiveChatModel().invoke([HumanMessage(content="退费怎么算？")]).text
+    assert reply == REFUSAL["zh"]
+
+
+def test_quotes_in_another_language_than_the_question_get_a_lead_in_without_quantities() -> None:
+    reply = answer("口语课 levels 是什么？", [make_hit("Spoken English has four levels.")])
+    assert reply == "资料原文如下：Spoken English has four levels [1]."
+    reply = answer("Which course level is 流利级?", [make_hit(LEVELS_TEXT)])
+    assert reply.startswith("From our documents, as written: 口语课共分四个级别")
+    assert not any(char.isdigit() for char in reply.split(":")[0])
+
+
+async def test_async_invoke_answers_like_invoke() -> None:
+    messages = build_messages("流利级原价多少钱？", policy_hits())
+    model = ExtractiveChatModel()
+    assert (await model.ainvoke(messages)).text == model.invoke(messages).text
+
+
+def test_answering_five_sources_takes_well_under_five_milliseconds() -> None:
+    hits = [make_hit(REFUND_TEXT + LEVELS_TEXT + LEAVE_TEXT, n=n) for n in range(5)]
+    messages = build_messages("流利级退费的手续费最低多少？", hits)
+    model = ExtractiveChatModel()
+    model.invoke(messages)
+    started = time.perf_counter()
+    for _ in range(20):
+        model.invoke(messages)
+    assert (time.perf_counter() - started) / 20 < 0.005
+
+
+def test_model_identity_names_the_model_for_cache_keys() -> None:
+    assert model_identity(ExtractiveChatModel()) == "extractive/1"
+    remote = ChatOpenAI(
+        base_url="https://api.deepseek.com/v1", api_key=SecretStr("k"), model="deepseek-chat"
+    )
+    assert model_identity(remote) == "openai-compatible:api.deepseek.com/deepseek-chat"
