@@ -54,9 +54,10 @@ class Settings:
     index_dir: Path = Path(".citebot/index")
     top_k: int = DEFAULT_TOP_K
     min_score: float | None = None
-    """Refusal threshold override; ``None`` = the calibrated value next to the index, else the shipped default."""
+    """Refusal threshold override; ``None``: the calibrated value next to the index, if any,
+    else the shipped default."""
     embeddings: str = "e5"
-    """``e5`` (bundled offline model), ``none`` (lexical only) or ``openai`` (EMBEDDINGS_* endpoint)."""
+    """``e5`` (bundled offline model), ``none`` (lexical only) or ``openai`` (EMBEDDINGS_*)."""
     embeddings_base_url: str | None = None
     embeddings_api_key: str | None = None
     embeddings_model: str | None = None
@@ -113,6 +114,8 @@ class Settings:
             msg = "LLM_MODEL is required when LLM_BASE_URL or LLM_API_KEY is set (e.g. gpt-4o-mini)"
             raise SettingsError(msg)
         if embeddings == "openai" and settings.embeddings_model is None:
-            msg = "EMBEDDINGS_MODEL is required when EMBEDDINGS=openai (e.g. text-embedding-3-small)"
+            msg = (
+                "EMBEDDINGS_MODEL is required when EMBEDDINGS=openai (e.g. text-embedding-3-small)"
+            )
             raise SettingsError(msg)
         return settings

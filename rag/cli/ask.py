@@ -1,0 +1,105 @@
+"""``python -m rag ask "问题"``: one answer in the terminal, or one JSON object with ``--json``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import textwrap
+import unicodedata
+from typing import Any
+
+from rag.assemble import build_pipeline
+from rag.language import detect_language
+from rag.llm import GenerationError
+from rag.messages import model_failure_text
+from rag.pipeline import sources_of
+from rag.results import Result
+from rag.settings import Settings
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("ask", help="answer one question from the documents")
+    parser.add_argument("question", help="the question, in Chinese or English")
+    parser.add_argument("--json", action="store_true", help="print one JSON object for scripts")
+    parser.set_defaults(func=run)
+
+
+def as_json(result: Result) -> dict[str, Any]:
+    return {
+        "verdict": result.verdict,
+        "text": result.text,
+        "sources": sources_of(result.hits),
+        "problems": list(getattr(result, "problems", ())),
+        "cached": result.provenance.cached_at is not None,
+        "timings_ms": result.timings_ms,
+    }
+
+
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _cell(text: str, width: int) -> str:
+    out = ""
+    for ch in text.replace("\n", " "):
+        if _width(out + ch) > width - 1:
+            return out + "…" + " " * (width - _width(out) - 1)
+        out += ch
+    return out + " " * (width - _width(out))
+
+
+def as_text(result: Result) -> str:
+    lines = [result.text, ""]
+    if result.hits:
+        header = f"{'#':>2}  {_cell('source', 28)} {_cell('heading', 30)} "
+        header += f"{'score':>6} {'lex':>6} {'dense':>6} {'rank':>4}  excerpt"
+        lines.append(header)
+        for source in sources_of(result.hits):
+            lexical = "-" if source["lexical"] is None else f"{source['lexical']:.3f}"
+            dense = "-" if source["dense"] is None else f"{source['dense']:.3f}"
+            lines.append(
+                f"{source['n']:>2}  {_cell(str(source['source']), 28)} "
+                f"{_cell(str(source['heading']), 30)} {source['score']:>6.3f} {lexical:>6} "
+                f"{dense:>6} {source['rank']:>4}  {_cell(str(source['excerpt']), 40)}"
+            )
+        lines.append("")
+    lines.append(
+        f"verdict: {result.verdict}" + (" (cached)" if result.provenance.cached_at else "")
+    )
+    for problem in getattr(result, "problems", ()):
+        lines.append(textwrap.indent(f"- {problem}", "  "))
+    timings = ", ".join(f"{name} {value:.1f} ms" for name, value in result.timings_ms.items())
+    if timings:
+        lines.append(f"timings: {timings}")
+    return "\n".join(lines)
+
+
+async def _ask(question: str, settings: Settings) -> Result:
+    pipeline = build_pipeline(settings, progress=sys.stderr.isatty())
+    try:
+        return await pipeline.answer(question)
+    finally:
+        await pipeline.aclose()
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    question = args.question.strip()
+    if not question:
+        print(
+            "citebot: the question is empty; ask something, e.g. 口语课一共有几级？",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        result = asyncio.run(_ask(question, settings))
+    except GenerationError as error:
+        print(model_failure_text(detect_language(question)), file=sys.stderr)
+        print(f"citebot: the chat model failed: {error.reason}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(as_json(result), ensure_ascii=False))
+    else:
+        print(as_text(result))
+    return 0

@@ -1,0 +1,135 @@
+"""``answer(question)``: the path of one question through the answer core.
+
+    reviewed answer? -> cache (single-flight) -> retrieve -> gate -> generate -> check
+                                                          \\-> Refusal (model not called)
+
+Results are values (``Answer | Refusal | Unverified``). The one failure that escapes is
+``GenerationError`` — the chat model could not be reached after its retries — which the edge
+turns into one human sentence; nothing failed is cached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from rag.cache import AnswerCache, cache_key, normalize_question
+from rag.citations import check
+from rag.index import Index
+from rag.language import detect_language
+from rag.llm import Generator
+from rag.messages import is_refusal_text, refusal_text
+from rag.prompt import PROMPT_VERSION, build_messages
+from rag.results import Answer, Hit, Refusal, Result, Unverified
+from rag.reviewed import ReviewedAnswers
+
+DEFAULT_SCOPE = "all"
+"""Who may see which documents is not modelled yet: every asker sees every document."""
+
+MAX_QUESTION_CHARS = 2000
+"""Longer questions are cut here before retrieval; the edge tells the asker."""
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 3)
+
+
+@dataclass
+class Pipeline:
+    index: Index
+    generator: Generator
+    cache: AnswerCache
+    min_score: float
+    top_k: int = 5
+    reviewed: ReviewedAnswers | None = None
+    model_id: str = field(default="")
+
+    def __post_init__(self) -> None:
+        if self.top_k < 1:
+            msg = f"top_k ({self.top_k}) must be at least 1"
+            raise ValueError(msg)
+        if not self.model_id:
+            self.model_id = self.generator.model_id
+
+    async def answer(self, question: str, *, scope: str = DEFAULT_SCOPE) -> Result:
+        question = question.strip()[:MAX_QUESTION_CHARS]
+        if self.reviewed is not None:
+            reviewed = await self.reviewed.lookup(question, scope=scope, index=self.index)
+            if reviewed is not None:
+                return reviewed
+        key = cache_key(
+            normalize_question(question),
+            scope=scope,
+            index_version=self.index.version,
+            model_id=self.model_id,
+            prompt_version=PROMPT_VERSION,
+        )
+        return await self.cache.get_or_compute(key, lambda: self._compute(question, scope))
+
+    async def retrieve(self, question: str) -> list[Hit]:
+        # Retrieval is CPU-bound numpy work: off the event loop, so Slack acks stay fast.
+        return await asyncio.to_thread(self.index.search, question, self.top_k)
+
+    async def _compute(self, question: str, scope: str) -> Result:
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        hits = tuple(await self.retrieve(question))
+        timings["retrieve"] = _ms(started)
+        language = detect_language(question)
+        if not hits or hits[0].score < self.min_score:
+            timings["total"] = _ms(started)
+            return Refusal(question, refusal_text(language), hits, timings_ms=timings)
+
+        step = time.perf_counter()
+        draft = await self.generator.generate(build_messages(question, hits))
+        timings["generate"] = _ms(step)
+        if is_refusal_text(draft):
+            timings["total"] = _ms(started)
+            return Refusal(
+                question, refusal_text(language), hits, reason="model_refused", timings_ms=timings
+            )
+
+        step = time.perf_counter()
+        report = check(draft, hits)
+        timings["check"] = _ms(step)
+        timings["total"] = _ms(started)
+        if report.ok:
+            return Answer(question, draft, hits, timings_ms=timings)
+        if self.reviewed is not None and await self.reviewed.is_rejected(
+            question, scope=scope, draft=draft
+        ):
+            # A reviewer already rejected exactly this draft: don't queue it for review again.
+            return Refusal(
+                question,
+                refusal_text(language),
+                hits,
+                reason="rejected_by_reviewer",
+                timings_ms=timings,
+            )
+        problems = tuple(problem.message for problem in report.problems)
+        return Unverified(question, draft, problems, hits, timings_ms=timings)
+
+    async def aclose(self) -> None:
+        await self.cache.aclose()
+        if self.reviewed is not None:
+            await self.reviewed.aclose()
+
+
+def sources_of(hits: Sequence[Hit]) -> list[dict[str, object]]:
+    """The numbered sources as plain data (``rag ask --json``, logs)."""
+    return [
+        {
+            "n": n,
+            "source": hit.chunk.source,
+            "heading": hit.chunk.heading_path,
+            "score": round(hit.score, 4),
+            "lexical": None if hit.lexical is None else round(hit.lexical, 4),
+            "dense": None if hit.dense is None else round(hit.dense, 4),
+            "rank": hit.rank,
+            "excerpt": hit.chunk.text,
+            "link": hit.chunk.link,
+        }
+        for n, hit in enumerate(hits, start=1)
+    ]
