@@ -1,0 +1,281 @@
+"""Review state: the exactly-once guard on decisions and the list of open reviews.
+
+Two places hold a review, on purpose:
+
+- the **card** (its buttons carry a compact :class:`Ticket`: review id, origin channel, thread,
+  asker, draft time, the sources' ids and hashes; the draft and question are on the card), so
+  a review can still be decided after a restart or a Redis flush;
+- **Redis** holds the full record while it is open (what App Home lists) and the guard: a
+  decision is ``SET NX`` on the review id, so two reviewers clicking at once, or Slack
+  delivering a click twice, apply it once; the loser reads who won and when.
+
+When Redis is unset or fails, an in-process copy answers instead (logged): one process stays
+exactly-once; several processes without Redis could not be, and say so in the log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
+
+Kind = Literal["review", "gap"]
+Verdict = Literal["approved", "edited", "rejected", "answered", "dismissed"]
+
+MAX_VALUE_CHARS = 2000
+"""Slack's limit on a button value."""
+
+DECISION_TTL_SECONDS = 30 * 86400
+DEFAULT_PREFIX = "citebot:review:"
+
+
+class TicketError(ValueError):
+    """A button value or modal metadata that is not one of ours (or from an old version)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ticket:
+    """What a card's buttons carry: enough to deliver a decision with no server state."""
+
+    review_id: str
+    kind: Kind
+    channel: str
+    """Where the question was asked."""
+    thread_ts: str
+    """The asker's thread: decisions are posted there."""
+    asker: str
+    message_ts: str = ""
+    """The question's own message (for its permalink)."""
+    scope: str = "all"
+    created: float = 0.0
+    """When the draft (or the request for a human) was made, epoch seconds."""
+    sources: tuple[tuple[str, str, float], ...] = ()
+    """(chunk id, content hash, score) of each numbered source, in order."""
+
+    def to_value(self) -> str:
+        """Compact JSON within Slack's 2000 characters; trailing sources dropped if needed."""
+        sources = list(self.sources)
+        while True:
+            value = json.dumps(
+                {
+                    "v": 1,
+                    "r": self.review_id,
+                    "k": self.kind,
+                    "c": self.channel,
+                    "t": self.thread_ts,
+                    "u": self.asker,
+                    "m": self.message_ts,
+                    "s": self.scope,
+                    "a": round(self.created, 3),
+                    "h": [[cid, digest, round(score, 4)] for cid, digest, score in sources],
+                },
+                ensure_ascii=False,
+                separators=(",", ":"),
+            )
+            if len(value) <= MAX_VALUE_CHARS:
+                return value
+            if not sources:
+                msg = f"ticket for review {self.review_id} is {len(value)} chars even bare"
+                raise TicketError(msg)
+            sources.pop()
+
+    @classmethod
+    def from_value(cls, value: str) -> Ticket:
+        try:
+            data = json.loads(value)
+            if data.get("v") != 1 or data.get("k") not in ("review", "gap"):
+                raise TicketError(f"unknown ticket version/kind in {value[:80]!r}")
+            return cls(
+                review_id=str(data["r"]),
+                kind=data["k"],
+                channel=str(data["c"]),
+                thread_ts=str(data["t"]),
+                asker=str(data["u"]),
+                message_ts=str(data.get("m", "")),
+                scope=str(data.get("s", "all")),
+                created=float(data.get("a", 0.0)),
+                sources=tuple((str(c), str(h), float(s)) for c, h, s in data.get("h", [])),
+            )
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            if isinstance(error, TicketError):
+                raise
+            msg = f"not a review ticket: {value[:80]!r}"
+            raise TicketError(msg) from error
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    verdict: Verdict
+    reviewer: str
+    at: float
+    """Epoch seconds."""
+    reason: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, raw: str | bytes) -> Decision:
+        data = json.loads(raw)
+        return cls(data["verdict"], data["reviewer"], float(data["at"]), data.get("reason", ""))
+
+
+@dataclass(frozen=True, slots=True)
+class OpenReview:
+    """An undecided review as App Home lists it (and the draft when Redis still has it)."""
+
+    ticket: Ticket
+    question: str
+    draft: str = ""
+    card_channel: str = ""
+    card_ts: str = ""
+    permalink: str = ""
+    problems: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> str:
+        data: dict[str, Any] = {
+            "ticket": self.ticket.to_value(),
+            "question": self.question,
+            "draft": self.draft,
+            "card_channel": self.card_channel,
+            "card_ts": self.card_ts,
+            "permalink": self.permalink,
+            "problems": list(self.problems),
+        }
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, raw: str | bytes) -> OpenReview:
+        data = json.loads(raw)
+        return cls(
+            ticket=Ticket.from_value(data["ticket"]),
+            question=data["question"],
+            draft=data.get("draft", ""),
+            card_channel=data.get("card_channel", ""),
+            card_ts=data.get("card_ts", ""),
+            permalink=data.get("permalink", ""),
+            problems=tuple(data.get("problems", ())),
+        )
+
+
+class ReviewState:
+    """Redis when given (shared by every process), else — or when it fails — this process."""
+
+    def __init__(
+        self,
+        redis: Redis | None = None,
+        *,
+        prefix: str = DEFAULT_PREFIX,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._redis = redis
+        self._prefix = prefix
+        self._clock = clock
+        self._decisions: dict[str, Decision] = {}
+        self._open: dict[str, OpenReview] = {}
+
+    @classmethod
+    def from_url(cls, redis_url: str | None, **options: Any) -> ReviewState:
+        return cls(None if redis_url is None else Redis.from_url(redis_url), **options)
+
+    @property
+    def _open_key(self) -> str:
+        return f"{self._prefix}open"
+
+    def _decision_key(self, review_id: str) -> str:
+        return f"{self._prefix}decided:{review_id}"
+
+    async def claim(self, review_id: str, decision: Decision) -> Decision | None:
+        """Record ``decision`` unless one exists: ``None`` if ours won, else the one that did."""
+        earlier = self._decisions.get(review_id)
+        if earlier is not None:
+            return earlier
+        if self._redis is not None:
+            key = self._decision_key(review_id)
+            try:
+                won = await self._redis.set(
+                    key, decision.to_json(), nx=True, ex=DECISION_TTL_SECONDS
+                )
+                if not won:
+                    raw = await self._redis.get(key)
+                    if raw is not None:
+                        return Decision.from_json(raw)
+            except RedisError:
+                logger.warning(
+                    "review guard: Redis failed, deciding %s in this process only",
+                    review_id,
+                    exc_info=True,
+                )
+        self._decisions[review_id] = decision
+        return None
+
+    async def release(self, review_id: str) -> None:
+        """Undo a claim whose decision could not be delivered, so it can be tried again."""
+        self._decisions.pop(review_id, None)
+        if self._redis is not None:
+            try:
+                await self._redis.delete(self._decision_key(review_id))
+            except RedisError:
+                logger.warning("review guard: could not release %s", review_id, exc_info=True)
+
+    async def decision(self, review_id: str) -> Decision | None:
+        if self._redis is not None:
+            try:
+                raw = await self._redis.get(self._decision_key(review_id))
+                if raw is not None:
+                    return Decision.from_json(raw)
+            except RedisError:
+                logger.warning("review guard: Redis failed reading %s", review_id, exc_info=True)
+        return self._decisions.get(review_id)
+
+    async def open(self, review: OpenReview) -> None:
+        self._open[review.ticket.review_id] = review
+        if self._redis is not None:
+            try:
+                await self._redis.hset(self._open_key, review.ticket.review_id, review.to_json())
+            except RedisError:
+                logger.warning("review list: Redis failed saving %s", review.ticket.review_id)
+
+    async def get(self, review_id: str) -> OpenReview | None:
+        if self._redis is not None:
+            try:
+                raw = await self._redis.hget(self._open_key, review_id)
+                if raw is not None:
+                    return OpenReview.from_json(raw)
+            except RedisError:
+                logger.warning("review list: Redis failed reading %s", review_id, exc_info=True)
+        return self._open.get(review_id)
+
+    async def close(self, review_id: str) -> None:
+        self._open.pop(review_id, None)
+        if self._redis is not None:
+            try:
+                await self._redis.hdel(self._open_key, review_id)
+            except RedisError:
+                logger.warning("review list: Redis failed closing %s", review_id, exc_info=True)
+
+    async def pending(self) -> list[OpenReview]:
+        """Open reviews, oldest first."""
+        reviews = dict(self._open)
+        if self._redis is not None:
+            try:
+                raw = await self._redis.hgetall(self._open_key)
+                reviews = {}
+                for value in raw.values():
+                    review = OpenReview.from_json(value)
+                    reviews[review.ticket.review_id] = review
+            except RedisError:
+                logger.warning("review list: Redis failed listing", exc_info=True)
+        return sorted(reviews.values(), key=lambda review: review.ticket.created)
+
+    async def aclose(self) -> None:
+        if self._redis is not None:
+            await self._redis.aclose()
