@@ -39,7 +39,7 @@ def _number(env: Mapping[str, str], name: str, default: float, *, minimum: float
 
 def _integer(env: Mapping[str, str], name: str, default: int, *, minimum: int) -> int:
     value = _number(env, name, default, minimum=minimum)
-    if not value.is_integer():
+    if not float(value).is_integer():
         msg = f"{name}={env[name]!r} must be a whole number"
         raise SettingsError(msg)
     return int(value)
