@@ -1,0 +1,102 @@
+"""Exactly one reply per question, although Slack delivers some questions more than once.
+
+Two kinds of duplicates reach the bot (slack-facts §3, §4):
+- retries of one event (same ``event_id``; ``X-Slack-Retry-Num`` 1..3), possibly while the
+  first delivery is still being answered;
+- one mention delivered as both ``app_mention`` and ``message`` (different ``event_id``, same
+  channel and ``ts``).
+A question is answered only if it is the first to claim *both* its event key and its message
+key. Claims are ``SET key 1 NX EX ttl`` in Redis, shared by every process.
+
+When Redis fails (down, restarting, timing out) the decision falls back to this process's
+memory, which records every claim — also those made through Redis. So a retry or a twin event
+that reaches the same process is still recognised while Redis blinks, and a question is never
+dropped because Redis is away. The one case left: during an outage, duplicates that land on
+*different* processes can each be answered once. We choose that over silence (a question that
+nobody answers) and log every fallback.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_TTL_SECONDS = 3600
+"""Slack's last retry comes about 6 minutes after the event; an hour leaves a wide margin."""
+MAX_LOCAL_KEYS = 200_000
+
+
+def event_key(event_id: str) -> str:
+    return f"event:{event_id}"
+
+
+def message_key(channel: str, ts: str) -> str:
+    return f"message:{channel}:{ts}"
+
+
+class Dedupe:
+    def __init__(
+        self,
+        redis: Redis | None,
+        *,
+        ttl_seconds: int = DEFAULT_TTL_SECONDS,
+        prefix: str = "citebot:dedupe:",
+        clock: Callable[[], float] = time.monotonic,
+        max_local: int = MAX_LOCAL_KEYS,
+    ) -> None:
+        if ttl_seconds < 1 or max_local < 1:
+            msg = f"ttl_seconds ({ttl_seconds}) and max_local ({max_local}) must be at least 1"
+            raise ValueError(msg)
+        self.redis = redis
+        self.ttl_seconds = ttl_seconds
+        self.prefix = prefix
+        self.clock = clock
+        self.max_local = max_local
+        self._local: dict[str, float] = {}
+        """key -> expiry; insertion order is expiry order (one TTL for all)."""
+        self.fallbacks = 0
+        """How many decisions were made without Redis because it failed."""
+
+    async def claim(self, *keys: str) -> bool:
+        """True when this is the first time any of ``keys`` is seen (all are now claimed)."""
+        self._expire()
+        if any(key in self._local for key in keys):
+            return False
+        first = await self._claim_shared(keys)
+        now = self.clock()
+        for key in keys:
+            self._local[key] = now + self.ttl_seconds
+        return first
+
+    async def _claim_shared(self, keys: tuple[str, ...]) -> bool:
+        if self.redis is None:
+            return True
+        try:
+            first = True
+            for key in keys:
+                claimed = await self.redis.set(self.prefix + key, "1", nx=True, ex=self.ttl_seconds)
+                first = first and bool(claimed)
+            return first
+        except (RedisError, OSError, TimeoutError) as error:
+            self.fallbacks += 1
+            logger.warning(
+                "dedupe: Redis unavailable (%s: %s); deciding %s in this process",
+                type(error).__name__,
+                error,
+                keys,
+            )
+            return True
+
+    def _expire(self) -> None:
+        now = self.clock()
+        while self._local:
+            key, expires = next(iter(self._local.items()))
+            if expires > now and len(self._local) < self.max_local:
+                break
+            del self._local[key]

@@ -1,0 +1,57 @@
+"""What the Slack edge needs from its neighbours, as small interfaces.
+
+``Answerer`` and ``SourceIndex`` are the slices of :class:`rag.pipeline.Pipeline` and
+:class:`rag.index.Index` the listeners use (so tests can hand in a stub and ``bot/`` stays
+decoupled from how answers are made). ``Origin`` and ``ReviewHooks`` are the seam to the human
+review desk (bot/review.py, owned by the review work): the questions listener hands it every
+``Unverified`` result and asks it for the buttons under a refusal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from rag.chunks import Chunk
+from rag.results import Refusal, Result, Unverified
+
+
+class SourceIndex(Protocol):
+    @property
+    def version(self) -> str: ...
+
+    def __len__(self) -> int: ...
+
+    def chunk(self, chunk_id: str) -> Chunk | None: ...
+
+
+class Answerer(Protocol):
+    @property
+    def index(self) -> SourceIndex: ...
+
+    async def answer(self, question: str, *, scope: str = ...) -> Result: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a question was asked, so a later reply lands in the asker's thread."""
+
+    channel: str
+    thread_ts: str
+    message_ts: str
+    user: str
+    channel_type: str
+    """``im`` for a DM, ``channel`` for a mention (Slack's own ``channel_type`` when given)."""
+    question: str
+
+
+class ReviewHooks(Protocol):
+    async def submit_unverified(
+        self, client: AsyncWebClient, result: Unverified, origin: Origin
+    ) -> None:
+        """Queue the draft for reviewers; the asker already has the honest note."""
+
+    def refusal_elements(self, result: Refusal, origin: Origin) -> list[dict[str, Any]]:
+        """Block Kit elements (e.g. an "Ask a human" button) shown under a refusal."""

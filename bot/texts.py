@@ -1,0 +1,64 @@
+"""Every sentence the Slack edge shows people, in both languages, in one place.
+
+Log texts live next to the code that logs; these are for askers and clickers only, so they can
+be reviewed (tone, accuracy, translation) without reading the listeners. The answer core's own
+fixed sentences (refusal, model failure) stay in :mod:`rag.messages`.
+"""
+
+from __future__ import annotations
+
+from rag.language import Language
+
+WORKING: dict[Language, str] = {"zh": "正在查资料…", "en": "Looking it up…"}
+
+HELP = (
+    "我只根据公司文档回答，并给出处。直接问我，例如：「退费怎么算？」\n"
+    "I answer only from our documents and cite them. Just ask, e.g. “How are refunds calculated?”"
+)
+"""For an empty question: both languages, since there is nothing to tell them apart by."""
+
+QUESTION_CUT: dict[Language, str] = {
+    "zh": "你的问题太长，我只读了前 {limit} 个字。",
+    "en": "Your question was very long; I read only the first {limit} characters.",
+}
+
+UNVERIFIED: dict[Language, str] = {
+    "zh": "我起草了一个回答，但没能核对上出处，已转给人工复核，稍后在这里回复你。",
+    "en": (
+        "I drafted an answer but couldn't verify it against the sources, so a colleague is "
+        "reviewing it; you'll get the reply here."
+    ),
+}
+
+CONTINUED: dict[Language, str] = {"zh": "（续）", "en": "(continued)"}
+
+CACHED: dict[Language, str] = {
+    "zh": "缓存的回答 · 首次回答于 {date}",
+    "en": "cached answer · first given {date}",
+}
+
+REVIEWED: dict[Language, str] = {
+    "zh": "已由 {reviewer} 于 {date} 审核",
+    "en": "reviewed by {reviewer} on {date}",
+}
+
+SOURCE_HEADER: dict[Language, str] = {"zh": "出处 [{n}]", "en": "Source [{n}]"}
+SOURCE_FILE: dict[Language, str] = {"zh": "文件", "en": "File"}
+SOURCE_SECTION: dict[Language, str] = {"zh": "章节", "en": "Section"}
+SOURCE_SCORE: dict[Language, str] = {"zh": "相关度", "en": "Relevance"}
+SOURCE_LINK: dict[Language, str] = {"zh": "原文", "en": "Original"}
+
+SOURCE_CHANGED: dict[Language, str] = {
+    "zh": "这段资料在回答之后更新过，下面是现在的内容。",
+    "en": "This passage has changed since the answer was given; here is its current text.",
+}
+
+SOURCE_GONE: dict[Language, str] = {
+    "zh": "这段资料在回答之后已被删除或移动，无法显示。",
+    "en": "This passage has been removed or moved since the answer was given.",
+}
+
+SOURCE_UNREADABLE: dict[Language, str] = {
+    "zh": "这个按钮已失效，请重新提问。",
+    "en": "This button no longer works; please ask again.",
+}

@@ -1,0 +1,113 @@
+"""One question, one reply: retries and app_mention+message twins are recognised."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
+from bot.dedupe import Dedupe, event_key, message_key
+
+
+@pytest.fixture
+async def redis(redis_url: str) -> AsyncIterator[Redis]:
+    client = Redis.from_url(redis_url)
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture
+def prefix() -> str:
+    return f"test:bot-dedupe:{uuid.uuid4().hex}:"
+
+
+@pytest.fixture
+async def shared(redis: Redis, prefix: str) -> AsyncIterator[tuple[Dedupe, Dedupe]]:
+    """Two processes' deduplicators over one Redis."""
+    yield Dedupe(redis, prefix=prefix), Dedupe(redis, prefix=prefix)
+    keys = [key async for key in redis.scan_iter(match=f"{prefix}*")]
+    if keys:
+        await redis.delete(*keys)
+
+
+def _unreachable_redis() -> Redis:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return Redis(
+        host="127.0.0.1",
+        port=port,
+        socket_connect_timeout=0.2,
+        socket_timeout=0.2,
+        retry=Retry(NoBackoff(), 0),
+    )
+
+
+async def test_a_retried_event_is_claimed_once_across_processes(
+    shared: tuple[Dedupe, Dedupe],
+) -> None:
+    one, two = shared
+    keys = (event_key("Ev1"), message_key("C1", "1.0001"))
+    assert await one.claim(*keys)
+    assert not await two.claim(*keys)
+    assert not await one.claim(*keys)
+
+
+async def test_app_mention_and_message_twins_get_one_reply(shared: tuple[Dedupe, Dedupe]) -> None:
+    one, two = shared
+    assert await one.claim(event_key("EvMention"), message_key("C1", "1.0002"))
+    assert not await two.claim(event_key("EvMessage"), message_key("C1", "1.0002"))
+
+
+async def test_concurrent_deliveries_have_exactly_one_winner(
+    shared: tuple[Dedupe, Dedupe],
+) -> None:
+    one, two = shared
+    keys = (event_key("Ev9"), message_key("C1", "1.0009"))
+    results = await asyncio.gather(*(d.claim(*keys) for d in (one, two, one, two)))
+    assert results.count(True) == 1
+
+
+async def test_without_redis_the_process_remembers_and_forgets_after_the_ttl() -> None:
+    now = [0.0]
+    dedupe = Dedupe(None, ttl_seconds=60, clock=lambda: now[0])
+    assert await dedupe.claim(event_key("Ev1"))
+    assert not await dedupe.claim(event_key("Ev1"))
+    now[0] = 61.0
+    assert await dedupe.claim(event_key("Ev1"))
+
+
+async def test_redis_down_falls_back_to_memory_and_never_duplicates_in_process() -> None:
+    redis = _unreachable_redis()
+    try:
+        dedupe = Dedupe(redis)
+        assert await dedupe.claim(event_key("Ev1"), message_key("C1", "1.0001"))
+        assert not await dedupe.claim(event_key("Ev1"), message_key("C1", "1.0001"))
+        assert not await dedupe.claim(event_key("Ev2"), message_key("C1", "1.0001"))
+        assert dedupe.fallbacks == 1
+    finally:
+        await redis.aclose()
+
+
+async def test_a_claim_made_through_redis_still_counts_when_redis_then_fails(
+    redis: Redis, prefix: str
+) -> None:
+    dedupe = Dedupe(redis, prefix=prefix)
+    assert await dedupe.claim(event_key("Ev1"))
+    dedupe.redis = _unreachable_redis()
+    try:
+        assert not await dedupe.claim(event_key("Ev1"))
+    finally:
+        await dedupe.redis.aclose()
+        await redis.delete(f"{prefix}{event_key('Ev1')}")
+
+
+def test_invalid_ttl_is_rejected_with_the_value() -> None:
+    with pytest.raises(ValueError, match=r"ttl_seconds \(0\)"):
+        Dedupe(None, ttl_seconds=0)
