@@ -59,33 +59,39 @@ class Ticket:
     """When the draft (or the request for a human) was made, epoch seconds."""
     sources: tuple[tuple[str, str, float], ...] = ()
     """(chunk id, content hash, score) of each numbered source, in order."""
+    question: str = ""
+    """Only on "Ask a human" buttons (the refusal message does not show the question)."""
 
     def to_value(self) -> str:
-        """Compact JSON within Slack's 2000 characters; trailing sources dropped if needed."""
+        """Compact JSON within Slack's 2000 characters: trailing sources dropped, then the
+        question shortened, if needed."""
         sources = list(self.sources)
+        question = self.question
         while True:
-            value = json.dumps(
-                {
-                    "v": 1,
-                    "r": self.review_id,
-                    "k": self.kind,
-                    "c": self.channel,
-                    "t": self.thread_ts,
-                    "u": self.asker,
-                    "m": self.message_ts,
-                    "s": self.scope,
-                    "a": round(self.created, 3),
-                    "h": [[cid, digest, round(score, 4)] for cid, digest, score in sources],
-                },
-                ensure_ascii=False,
-                separators=(",", ":"),
-            )
+            data: dict[str, Any] = {
+                "v": 1,
+                "r": self.review_id,
+                "k": self.kind,
+                "c": self.channel,
+                "t": self.thread_ts,
+                "u": self.asker,
+                "m": self.message_ts,
+                "s": self.scope,
+                "a": round(self.created, 3),
+                "h": [[cid, digest, round(score, 4)] for cid, digest, score in sources],
+            }
+            if question:
+                data["q"] = question
+            value = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
             if len(value) <= MAX_VALUE_CHARS:
                 return value
-            if not sources:
+            if sources:
+                sources.pop()
+            elif len(question) > 1:
+                question = question[: len(question) - max(1, len(value) - MAX_VALUE_CHARS)]
+            else:
                 msg = f"ticket for review {self.review_id} is {len(value)} chars even bare"
                 raise TicketError(msg)
-            sources.pop()
 
     @classmethod
     def from_value(cls, value: str) -> Ticket:
@@ -103,6 +109,7 @@ class Ticket:
                 scope=str(data.get("s", "all")),
                 created=float(data.get("a", 0.0)),
                 sources=tuple((str(c), str(h), float(s)) for c, h, s in data.get("h", [])),
+                question=str(data.get("q", "")),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             if isinstance(error, TicketError):
