@@ -24,7 +24,6 @@ ANSWER, DISMISS, ASK_HUMAN = "gap_answer", "gap_dismiss", "ask_human"
 EDIT_SUBMIT, REJECT_SUBMIT = "review_edit_submit", "review_reject_submit"
 ANSWER_SUBMIT = "gap_answer_submit"
 ACTIONS_BLOCK = "review_actions"
-ASK_BLOCK = "citebot_ask_human"
 TEXT_INPUT, REASON_INPUT, SAVE_INPUT = "text_input", "reason_input", "save_input"
 
 PLAIN_LIMIT = 2900
@@ -193,18 +192,21 @@ def decided_card(
 
 def without_ask_button(blocks: Sequence[Block], note: str) -> list[Block]:
     """The asker's refusal message once a human was asked: the button replaced by a note."""
-    kept = [dict(block) for block in blocks if block.get("block_id") != ASK_BLOCK]
+    kept: list[Block] = []
+    for block in blocks:
+        if block.get("type") == "actions":
+            elements = [e for e in block.get("elements", []) if e.get("action_id") != ASK_HUMAN]
+            if not elements:
+                continue
+            block = {**block, "elements": elements}
+        kept.append(dict(block))
     kept.append({"type": "context", "elements": [{"type": "mrkdwn", "text": escape(note)}]})
     return kept
 
 
-def ask_human_block(ticket: Ticket, *, question: str) -> Block:
-    texts = texts_for(question)
-    return {
-        "type": "actions",
-        "block_id": ASK_BLOCK,
-        "elements": [_button(texts.ask_human, ASK_HUMAN, ticket.to_value())],
-    }
+def ask_human_button(ticket: Ticket, *, question: str) -> Block:
+    """The element the refusal message shows (the Slack edge puts it in an actions block)."""
+    return _button(texts_for(question).ask_human, ASK_HUMAN, ticket.to_value())
 
 
 def _modal(callback_id: str, title: str, submit: str, metadata: str, blocks: list[Block]) -> Block:

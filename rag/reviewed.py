@@ -19,7 +19,6 @@ import json
 import logging
 import re
 import time
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,6 +27,7 @@ from typing import Any, Protocol
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from rag.cache import normalize_question
 from rag.chunks import Chunk, content_hash
 from rag.results import Answer, Hit, Provenance
 
@@ -93,22 +93,15 @@ class RedisStore:
         await self._client.aclose()
 
 
-def normalize_question(question: str) -> str:
-    """NFKC, case-folded, whitespace collapsed, trailing punctuation dropped.
-
-    Local until ``rag.cache.normalize_question`` is available; both must agree on one form.
-    """
-    folded = unicodedata.normalize("NFKC", question).casefold()
-    collapsed = " ".join(folded.split())
-    return collapsed.rstrip("?？!！。.,，;；:： ")
-
-
 def _digest(*parts: str) -> str:
     return hashlib.blake2b("\x00".join(parts).encode("utf-8"), digest_size=16).hexdigest()
 
 
 def question_digest(question: str, scope: str) -> str:
-    """Stable id of a (normalised question, scope): keys and log lines, never the text."""
+    """Stable id of a (normalised question, scope): keys and log lines, never the text.
+
+    Normalised exactly as the answer cache does, so a reviewed answer and a cached one agree
+    on which questions are "the same"."""
     return _digest(scope, normalize_question(question))
 
 

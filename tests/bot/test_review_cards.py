@@ -11,12 +11,11 @@ from bot.home import age, home_view
 from bot.review_cards import (
     ACTIONS_BLOCK,
     APPROVE,
-    ASK_BLOCK,
     EDIT,
     REJECT,
     TEXT_INPUT,
     answer_modal,
-    ask_human_block,
+    ask_human_button,
     checked,
     decided_card,
     edit_modal,
@@ -135,14 +134,20 @@ def test_gap_card_has_answer_and_dismiss_and_the_near_misses() -> None:
 
 def test_ask_button_is_replaced_by_a_note_once_used() -> None:
     ask = Ticket("ask", "gap", "C0ASK", "1.1", "UASKER", question="公司有健身房吗？")
-    refusal = [{"type": "section", "text": {"type": "mrkdwn", "text": "资料里没写"}}]
-    blocks = [*refusal, ask_human_block(ask, question=ask.question)]
+    refusal: list[dict[str, Any]] = [
+        {"type": "section", "text": {"type": "mrkdwn", "text": "资料里没写"}}
+    ]
+    button = ask_human_button(ask, question=ask.question)
+    blocks: list[dict[str, Any]] = [
+        *refusal,
+        {"type": "actions", "block_id": "citebot_refusal", "elements": [button]},
+    ]
     assert block_problems(blocks) == []
     assert Ticket.from_value(blocks[-1]["elements"][0]["value"]).question == ask.question
 
     after = without_ask_button(blocks, "已转给同事")
 
-    assert all(block.get("block_id") != ASK_BLOCK for block in after)
+    assert all(block.get("block_id") != "citebot_refusal" for block in after)
     assert after[0] == refusal[0]
     assert "已转给同事" in all_text(after)
 
