@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -17,17 +16,10 @@ import pytest
 from redis.asyncio import Redis
 
 from rag.cache_redis import RedisCache
-from tests.rag.cache_fakes import CountingCompute, FakeClock
+from tests.rag.cache_fakes import CountingCompute, FakeClock, free_port
 
 REDIS_SERVER = "/usr/bin/redis-server"
 KEY = "v1:question"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @dataclass
