@@ -19,6 +19,8 @@ import logging
 import os
 import re
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -135,7 +137,8 @@ def _walk(root: Path) -> tuple[list[Path], list[Skipped]]:
             continue  # a symlink to a folder already read: following it again would loop
         visited.add(real)
         try:
-            entries = sorted(os.scandir(folder), key=lambda entry: entry.name, reverse=True)
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name, reverse=True)
         except OSError as error:
             skipped.append(Skipped(_relative(folder, root), _os_reason(error)))
             continue
@@ -213,7 +216,8 @@ def _decode(data: bytes) -> str:
     try:
         return decode_text(data)
     except UndecodableText as error:
-        raise DocumentError(str(error)) from error
+        advice = "" if b"\x00" in data else "; save it as UTF-8"
+        raise DocumentError(f"{error}{advice}") from error
 
 
 def _normalise(text: str) -> str:
@@ -222,7 +226,8 @@ def _normalise(text: str) -> str:
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 _META_LINE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*?)[ \t]*$")
-_HEADING_LINE = re.compile(r"^#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$", re.MULTILINE)
+_HEADING_LINE = re.compile(r"#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*")
+_FENCE = re.compile(r"[ ]{0,3}(```|~~~)")
 
 
 def _front_matter(text: str) -> tuple[dict[str, str], str]:
@@ -243,8 +248,14 @@ def _front_matter(text: str) -> tuple[dict[str, str], str]:
 
 
 def _first_heading(text: str) -> str:
-    match = _HEADING_LINE.search(text)
-    return match.group(1).strip() if match else ""
+    """The first level-1 heading outside fenced code (``# install`` in a shell block is not)."""
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and (match := _HEADING_LINE.fullmatch(line)):
+            return match.group(1).strip()
+    return ""
 
 
 # --- formats -----------------------------------------------------------------------------
@@ -257,17 +268,35 @@ def _pdf_to_text(data: bytes) -> tuple[dict[str, str], str]:
     if not data.startswith(b"%PDF-"):
         raise DocumentError("not a PDF: the file does not start with %PDF-")
     try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise DocumentError("password-protected PDF")
-        pages = [page.extract_text() or "" for page in reader.pages]
-        title = reader.metadata.title if reader.metadata else None
+        with _quiet("pypdf"):  # its warnings name no file; our one skip line says it all
+            reader = PdfReader(io.BytesIO(data))
+            if reader.is_encrypted and not reader.decrypt(""):
+                raise DocumentError("password-protected PDF")
+            pages = [page.extract_text() or "" for page in reader.pages]
+            title = reader.metadata.title if reader.metadata else None
     except DocumentError:
         raise
     except Exception as error:  # pypdf raises many types on damaged files
-        raise DocumentError(f"unreadable PDF ({type(error).__name__})") from error
+        raise DocumentError(f"unreadable PDF ({_short(error)})") from error
     text = "\n\n".join(_normalise(page).strip() for page in pages if page.strip())
     return ({"title": title.strip()} if title and title.strip() else {}), text
+
+
+@contextmanager
+def _quiet(name: str) -> Iterator[None]:
+    library = logging.getLogger(name)
+    level = library.level
+    library.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        library.setLevel(level)
+
+
+def _short(error: Exception) -> str:
+    detail = " ".join(str(error).split())
+    name = type(error).__name__
+    return f"{name}: {detail}" if detail and len(detail) <= 80 else name
 
 
 def _docx_to_text(data: bytes) -> tuple[dict[str, str], str]:
@@ -307,7 +336,7 @@ def _docx_block(block: object) -> str:
 def _docx_heading_level(style: str) -> int:
     if style == "Title":
         return 1
-    match = re.fullmatch(r"Heading (\d)", style)
+    match = re.fullmatch(r"(?:Heading|标题) ?(\d)", style)
     return min(int(match.group(1)), 6) if match else 0
 
 

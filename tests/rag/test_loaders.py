@@ -122,6 +122,13 @@ def test_title_falls_back_to_first_heading_then_file_stem(tmp_path: Path) -> Non
     assert load_file(plain, tmp_path).link is None
 
 
+def test_title_ignores_comment_lines_in_fenced_code(tmp_path: Path) -> None:
+    text = (
+        "Setup notes.\n\n```bash\n# install the tools\npip install x\n```\n\n# 安装说明\n\n正文。\n"
+    )
+    assert load_file(write(tmp_path / "setup.md", text), tmp_path).title == "安装说明"
+
+
 def test_horizontal_rule_at_the_top_is_not_front_matter(tmp_path: Path) -> None:
     path = write(tmp_path / "rule.md", "---\n这是正文第一段。\n---\n第二段。\n")
     assert "这是正文第一段。" in load_file(path, tmp_path).text
@@ -228,7 +235,7 @@ def test_headings_only_markdown_loads_but_yields_no_chunks(tmp_path: Path) -> No
         ("junk.pdf", b"GIF89a not a pdf", "%PDF-"),
         ("broken.pdf", b"%PDF-1.4\n1 0 obj\n<< /Type /Cat", "unreadable PDF"),
         ("binary.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
-        ("latin1.txt", "Café déjà vu, naïve résumé.".encode("latin-1"), "UTF-8 or GB18030"),
+        ("latin1.txt", "Café déjà vu, naïve résumé.".encode("latin-1"), "save it as UTF-8"),
         ("empty.md", b"", "empty file"),
         ("blank.md", b"  \n\n\t\n", "no visible text"),
         ("blank.pdf", make_pdf([""]), "scanned PDF"),
@@ -300,10 +307,10 @@ def test_one_bad_file_does_not_stop_the_others_and_each_is_logged_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     write(tmp_path / "a.md", "# A\n\n第一份。\n")
-    write(tmp_path / "b.pdf", b"<html>not a pdf</html>")
+    write(tmp_path / "b.pdf", b"%PDF-1.4\n1 0 obj\n<< /Type /Cat")  # pypdf would log too
     write(tmp_path / "c.txt", b"\x00\x01\x02")
     write(tmp_path / "d.md", "# D\n\n第二份。\n")
-    with caplog.at_level(logging.WARNING, logger="rag.loaders"):
+    with caplog.at_level(logging.WARNING):
         documents, skipped = load_folder(tmp_path)
     assert [doc.source for doc in documents] == ["a.md", "d.md"]
     assert [item.path for item in skipped] == ["b.pdf", "c.txt"]
