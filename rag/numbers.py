@@ -1,0 +1,251 @@
+"""Quantities in text, normalised so that the same amount written two ways compares equal.
+
+The citation checker must tell whether a number in an answer also appears in the sources it
+cites, however either side wrote it: ``四`` and ``4``, ``两`` and ``2``, ``十二`` and ``12``,
+``4,800`` and ``4800``, ``１６`` and ``16``, ``5%`` and ``百分之五`` and ``0.05``, ``3万`` and
+``30000``, ``March`` and ``3``. Every quantity is reduced to a set of candidate values; two
+quantities match when their sets meet.
+
+Two readings of the same text:
+
+* :func:`quantities` (the answer side) is strict: a Chinese numeral counts only with a unit
+  after it (``六级``, ``两周``, ``十二课时``), so ``一共``, ``一些``, ``一起``, ``统一``, ``唯一``
+  and ``十分`` are words, not numbers. ``一`` with a plain classifier (``一个问题``,
+  ``一次性``) is the article "a", not a count. Chinese ordinals (``第一``, ``第三条``) order a
+  text rather than state an amount and are skipped; Arabic digits always count, ordinals
+  included (``第 3 级``).
+* :func:`number_values` (the source side) is generous: every numeral a source writes, with or
+  without a unit, so a faithful answer is never blamed for how the source spelled a number.
+
+Hand-written rather than taken from a library: the converters on the index (cn2an & co.)
+convert whole strings, while the hard part here is deciding which spans are quantities at
+all; and the one well-kept candidate ships stray top-level packages in its wheel.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+def words(text: str) -> list[str]:
+    """A word list written as one string (easier to read and extend than a list literal)."""
+    return text.split()
+
+
+_FULL_WIDTH = str.maketrans("０１２３４５６７８９％．", "0123456789%.")
+
+ZH_DIGITS = {
+    "零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4,
+    "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
+}  # fmt: skip
+_ZH_SMALL_UNITS = {"十": 10, "百": 100, "千": 1000}
+_ZH_BIG_UNITS = {"万": 10_000, "亿": 100_000_000}
+_ZH_NUMERAL = "零〇一二两三四五六七八九十百千万亿"
+_ZH_RUN = re.compile(rf"[{_ZH_NUMERAL}]+(?:点[零〇一二三四五六七八九]+)?")
+_ZH_FRACTION = re.compile(
+    rf"([{_ZH_NUMERAL}]+|\d+)分之([{_ZH_NUMERAL}]+(?:点[零〇一二三四五六七八九]+)?|\d+(?:\.\d+)?)"
+)
+
+UNITS = tuple(
+    sorted(
+        words(
+            "个工作日 个小时 个星期 个课时 个学期 个月 工作日 课时 学期 学年 小时 分钟 星期 "
+            "公里 千米 厘米 毫米 公斤 千克 平方米 年 月 日 号 天 周 秒 节 级 个 位 名 人 次 "
+            "遍 项 条 款 门 本 册 页 张 份 套 种 类 期 届 批 轮 步 倍 成 折 元 块 岁 层 楼 "
+            "间 家 座 辆 台 部 首 篇 章 段 句 字 米 斤 克 吨 升 度 点"
+        ),
+        key=len,
+        reverse=True,
+    )
+)
+"""Units and classifiers that turn a Chinese numeral into a quantity, longest first."""
+
+_ARTICLE_CLASSIFIERS = frozenset("个位名次项条种份本张点步类款门句段篇套遍批轮层间家座台部首")
+"""After a lone ``一`` these make the article "a" (一个问题, 一次性), not a count."""
+
+_ARABIC = re.compile(
+    r"(?<![\d.])(?P<cur>[¥￥$€£]\s?)?(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d+)?"
+    r"(?P<mul>\s?[万亿])?(?P<pct>\s?%)?"
+)
+
+_EN_NUMBERS = {
+    word: value
+    for value, word in enumerate(
+        words(
+            "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+            "fourteen fifteen sixteen seventeen eighteen nineteen"
+        )
+    )
+} | {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+     "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000}  # fmt: skip
+_EN_NUMBER = re.compile(
+    r"\b(" + "|".join(sorted(_EN_NUMBERS, key=len, reverse=True)) + r")(?:-(\w+))?\b",
+    re.IGNORECASE,
+)
+_EN_ONE_UNITS = re.compile(
+    r"\s+(?:day|week|month|year|hour|minute|lesson|level|working day|business day)s?\b",
+    re.IGNORECASE,
+)
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("January", "Jan"), ("February", "Feb"), ("March", "Mar"), ("April", "Apr"),
+            ("May",), ("June", "Jun"), ("July", "Jul"), ("August", "Aug"),
+            ("September", "Sep", "Sept"), ("October", "Oct"), ("November", "Nov"),
+            ("December", "Dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}  # fmt: skip
+_MONTH = re.compile(r"\b(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b\.?")
+_NEAR_DIGIT = re.compile(r"^\s?\d|\d,?\s?$")
+
+
+def key(value: float) -> float:
+    """The comparable form of a value: rounding hides float noise (0.1 * 3 vs 0.3)."""
+    return round(abs(value), 6)
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """One amount as written in a text, with every value it may stand for."""
+
+    text: str
+    values: frozenset[float]
+    start: int
+    end: int
+
+
+def normalise_digits(text: str) -> str:
+    """Full-width digits and percent signs to ASCII; the length (and so offsets) is kept."""
+    return text.translate(_FULL_WIDTH)
+
+
+def chinese_value(numeral: str) -> float | None:
+    """``十二`` -> 12, ``两千五`` -> 2500, ``二〇二四`` -> 2024, ``三点五`` -> 3.5, else None."""
+    whole, _, decimals = numeral.partition("点")
+    if not whole or (whole[0] not in ZH_DIGITS and whole[0] != "十"):
+        return None
+    fraction = 0.0
+    if decimals:
+        fraction = float("0." + "".join(str(ZH_DIGITS[char]) for char in decimals))
+    if all(char in ZH_DIGITS for char in whole):
+        if len(whole) > 1 and any(char in "两" for char in whole):
+            return None
+        return float("".join(str(ZH_DIGITS[char]) for char in whole)) + fraction
+    total = section = digit = 0
+    last_unit = 1
+    for char in whole:
+        if char in ZH_DIGITS:
+            digit = ZH_DIGITS[char]
+        elif char in _ZH_SMALL_UNITS:
+            last_unit = _ZH_SMALL_UNITS[char]
+            section += (digit or 1) * last_unit
+            digit = 0
+        else:
+            last_unit = _ZH_BIG_UNITS[char]
+            total = (total + section + digit) * last_unit
+            section = digit = 0
+    if digit and last_unit >= 100 and whole[-2] in _ZH_SMALL_UNITS | _ZH_BIG_UNITS:
+        digit *= last_unit // 10  # 两千五 is 2500: the trailing digit is one order lower
+    return total + section + digit + fraction
+
+
+def _unit_after(text: str, end: int) -> str | None:
+    rest = text[end : end + 6].lstrip()
+    return next((unit for unit in UNITS if rest.startswith(unit)), None)
+
+
+def _arabic(text: str) -> list[Quantity]:
+    found: list[Quantity] = []
+    for match in _ARABIC.finditer(text):
+        value = float(match["int"].replace(",", "") + (match["dec"] or ""))
+        values = {value}
+        if match["mul"]:
+            values.add(value * _ZH_BIG_UNITS[match["mul"].strip()])
+        if match["pct"] or text[max(0, match.start() - 3) : match.start()] == "百分之":
+            values.add(value / 100)
+        unit = _unit_after(text, match.end()) or ""
+        shown = match.group().strip() + (" " + unit if unit else "")
+        found.append(Quantity(shown, frozenset(map(key, values)), match.start(), match.end()))
+    return found
+
+
+def _chinese(text: str, *, strict: bool) -> list[Quantity]:
+    found: list[Quantity] = []
+    taken: set[int] = set()
+    for match in _ZH_FRACTION.finditer(text):
+        denominator, numerator = (_value(part) for part in match.groups())
+        if denominator and numerator is not None:
+            values = {numerator / denominator}
+            if denominator == 100:
+                values.add(numerator)
+            if not strict:
+                values.add(denominator)
+            found.append(Quantity(match.group(), frozenset(map(key, values)), *match.span()))
+            taken.update(range(*match.span()))
+    for match in _ZH_RUN.finditer(text):
+        if match.start() in taken:
+            continue
+        run = match.group()
+        value = chinese_value(run)
+        if value is None:
+            continue
+        unit = _unit_after(text, match.end())
+        if strict:
+            ordinal = text[max(0, match.start() - 1) : match.start()] in ("第", "其")
+            article = run == "一" and (unit is None or unit in _ARTICLE_CLASSIFIERS)
+            if unit is None or ordinal or article:
+                continue
+        elif run == "一" and unit is None:
+            continue
+        shown = run + (unit or "")
+        found.append(Quantity(shown, frozenset({key(value)}), *match.span()))
+    return found
+
+
+def _value(part: str) -> float | None:
+    if part[0].isdigit():
+        return float(part)
+    return chinese_value("一" + part if part[0] in "十百千万" else part)
+
+
+def _english(text: str, *, strict: bool) -> list[Quantity]:
+    found: list[Quantity] = []
+    for match in _EN_NUMBER.finditer(text):
+        value = _EN_NUMBERS[match[1].lower()]
+        if match[2]:
+            tail = _EN_NUMBERS.get(match[2].lower())
+            if tail is None or tail >= 10:
+                continue
+            value += tail
+        if strict and value == 1 and not _EN_ONE_UNITS.match(text, match.end()):
+            continue  # "one of", "no one": a pronoun, not a count
+        found.append(Quantity(match.group(), frozenset({key(float(value))}), *match.span()))
+    for match in _MONTH.finditer(text):
+        around = (
+            text[max(0, match.start() - 3) : match.start()],
+            text[match.end() : match.end() + 2],
+        )
+        if strict and not any(_NEAR_DIGIT.search(side) for side in around):
+            continue  # "May" the verb; a month counts when a day or year stands beside it
+        month = _MONTHS[match[1]]
+        found.append(Quantity(match.group(), frozenset({key(float(month))}), *match.span()))
+    return found
+
+
+def quantities(text: str) -> list[Quantity]:
+    """The quantities an answer states, in reading order (strict reading; see the module)."""
+    text = normalise_digits(text)
+    found = _arabic(text) + _chinese(text, strict=True) + _english(text, strict=True)
+    return sorted(found, key=lambda quantity: quantity.start)
+
+
+def number_values(text: str) -> frozenset[float]:
+    """Every value a source mentions (generous reading), for grounding answers against it."""
+    text = normalise_digits(text)
+    found = _arabic(text) + _chinese(text, strict=False) + _english(text, strict=False)
+    return frozenset(value for quantity in found for value in quantity.values)
