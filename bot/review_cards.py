@@ -34,7 +34,7 @@ MAX_INPUT_CHARS = 3000
 MAX_SOURCES_SHOWN = 10
 
 
-def _plain_blocks(prefix: str, text: str, limit: int) -> list[Block]:
+def plain_blocks(prefix: str, text: str, limit: int) -> list[Block]:
     pieces = split_text(text, PLAIN_LIMIT)[:limit] if text else [""]
     return [
         {
@@ -101,9 +101,9 @@ def review_card(
         {"type": "header", "text": {"type": "plain_text", "text": texts.review_title}},
         _who_where(texts, ticket, permalink),
         _label(texts.question),
-        *_plain_blocks("q", question, 1),
+        *plain_blocks("q", question, 1),
         _label(texts.draft),
-        *_plain_blocks("d", draft, MAX_DRAFT_BLOCKS),
+        *plain_blocks("d", draft, MAX_DRAFT_BLOCKS),
     ]
     if problems:
         listed = "\n".join(f"• {escape(problem)}" for problem in problems[:20])
@@ -141,7 +141,7 @@ def gap_card(
         {"type": "header", "text": {"type": "plain_text", "text": texts.gap_title}},
         _who_where(texts, ticket, permalink),
         _label(texts.question),
-        *_plain_blocks("q", question, 1),
+        *plain_blocks("q", question, 1),
     ]
     if sources:
         blocks.append(_label(texts.near_misses))
@@ -185,7 +185,7 @@ def decided_card(
     kept = kept[: 50 - 2 - (MAX_DRAFT_BLOCKS if sent else 0)]
     if sent:
         kept.append(_label(texts.sent))
-        kept.extend(_plain_blocks("s", sent, MAX_DRAFT_BLOCKS))
+        kept.extend(plain_blocks("s", sent, MAX_DRAFT_BLOCKS))
     kept.append({"type": "context", "elements": [{"type": "mrkdwn", "text": line[:2900]}]})
     return f"{outcome}: {question[:200]}", kept
 
@@ -245,17 +245,19 @@ def edit_modal(metadata: str, *, question: str, draft: str) -> Block:
     texts = texts_for(question)
     blocks = [
         _label(texts.question),
-        *_plain_blocks("q", question, 1),
+        *plain_blocks("q", question, 1),
         _text_input(TEXT_INPUT, texts.answer_label, initial=draft),
     ]
     return _modal(EDIT_SUBMIT, texts.edit_title, texts.send, metadata, blocks)
 
 
-def reject_modal(metadata: str, *, question: str) -> Block:
+def reject_modal(metadata: str, *, question: str, draft: str) -> Block:
     texts = texts_for(question)
     blocks = [
         _label(texts.question),
-        *_plain_blocks("q", question, 1),
+        *plain_blocks("q", question, 1),
+        _label(texts.draft),
+        *plain_blocks("d", draft, MAX_DRAFT_BLOCKS),
         {"type": "context", "elements": [{"type": "mrkdwn", "text": texts.reject_explained}]},
         _text_input(REASON_INPUT, texts.reason, optional=True),
     ]
@@ -277,7 +279,7 @@ def answer_modal(metadata: str, *, question: str) -> Block:
     }
     blocks = [
         _label(texts.question),
-        *_plain_blocks("q", question, 1),
+        *plain_blocks("q", question, 1),
         _text_input(TEXT_INPUT, texts.answer_label),
         save,
     ]

@@ -188,6 +188,7 @@ class ReviewState:
         self._clock = clock
         self._decisions: dict[str, Decision] = {}
         self._open: dict[str, OpenReview] = {}
+        self._marks: set[str] = set()
 
     @classmethod
     def from_url(cls, redis_url: str | None, **options: Any) -> ReviewState:
@@ -223,6 +224,20 @@ class ReviewState:
                 )
         self._decisions[review_id] = decision
         return None
+
+    async def first(self, key: str, *, ttl_seconds: int = DECISION_TTL_SECONDS) -> bool:
+        """``True`` only for the first caller with ``key`` (e.g. one "Ask a human" per reply)."""
+        if key in self._marks:
+            return False
+        self._marks.add(key)
+        if self._redis is not None:
+            try:
+                return bool(
+                    await self._redis.set(f"{self._prefix}once:{key}", "1", nx=True, ex=ttl_seconds)
+                )
+            except RedisError:
+                logger.warning("review guard: Redis failed, %s checked in this process", key)
+        return True
 
     async def release(self, review_id: str) -> None:
         """Undo a claim whose decision could not be delivered, so it can be tried again."""

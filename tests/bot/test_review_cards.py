@@ -156,7 +156,7 @@ def test_ask_button_is_replaced_by_a_note_once_used() -> None:
     "view",
     [
         edit_modal("{}", question=QUESTION, draft=DRAFT),
-        reject_modal("{}", question=QUESTION),
+        reject_modal("{}", question=QUESTION, draft=DRAFT),
         answer_modal("{}", question="How do I expense a taxi?"),
     ],
 )
