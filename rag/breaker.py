@@ -16,6 +16,12 @@ from collections.abc import Callable
 logger = logging.getLogger(__name__)
 
 
+def describe(error: BaseException) -> str:
+    """``ConnectionError: Error 111 connecting to ...`` (some libraries' repr hides the text)."""
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
 class Breaker:
     def __init__(
         self,
@@ -52,15 +58,15 @@ class Breaker:
     def failed(self, error: BaseException) -> None:
         self._retry_at = self._clock() + self.cooldown_seconds
         if self._down:
-            logger.debug("%s still unavailable: %r", self.name, error)
+            logger.debug("%s still unavailable: %s", self.name, describe(error))
             return
         self._down = True
         self.outages += 1
         logger.warning(
-            "%s unavailable, continuing without it (retrying every %.0f s): %r",
+            "%s unavailable, continuing without it (retrying every %.0f s): %s",
             self.name,
             self.cooldown_seconds,
-            error,
+            describe(error),
         )
 
     def succeeded(self) -> None:

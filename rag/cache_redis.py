@@ -37,7 +37,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
-from rag.breaker import Breaker
+from rag.breaker import Breaker, describe
 from rag.cache import (
     CachePolicy,
     CacheStats,
@@ -64,6 +64,10 @@ _RELEASE = (
 _RENEW = (
     "if redis.call('get', KEYS[1]) == ARGV[1] then "
     "return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0"
+)
+_GET_COUNTING_HITS = (
+    "local value = redis.call('get', KEYS[1]) "
+    "if value then redis.call('incr', KEYS[2]) end return value"
 )
 _REMEMBERED_UNREADABLE = 10_000
 
@@ -179,24 +183,31 @@ class RedisCache:
 
     async def get_or_compute(self, key: str, compute: Compute) -> Result:
         started = time.perf_counter()
-        result, shared = await self._flight.run(key, lambda: self._resolve(key, compute, started))
-        if shared and not self.breaker.down:
+        use_redis = self.breaker.allows()
+        if use_redis:
+            try:
+                hit = await self._read(key, started)
+            except _Down:
+                use_redis = False
+            else:
+                if hit is not None:
+                    return hit
+        work = (lambda: self._lead_or_wait(key, compute, started)) if use_redis else compute
+        result, shared = await self._flight.run(key, work)
+        if shared and use_redis:
             await self._quietly(self._client.incr(self._stat_key("shared")))
         return result
 
-    async def _resolve(self, key: str, compute: Compute, started: float) -> Result:
-        if not self.breaker.allows():
-            return await compute()
+    async def _lead_or_wait(self, key: str, compute: Compute, started: float) -> Result:
         try:
-            hit = await self._read(key, started)
-            if hit is not None:
-                return hit
             return await self._wait_or_lead(key, compute, started)
         except _Down:
             return await compute()
 
     async def _read(self, key: str, started: float) -> Result | None:
-        raw = await self._call(self._client.get(self._value_key(key)))
+        """The stored result as a hit (counted in the same round trip), or None."""
+        keys = (self._value_key(key), self._stat_key("hits"))
+        raw = await self._call(self._client.eval(_GET_COUNTING_HITS, 2, *keys))
         if raw is None:
             return None
         try:
@@ -204,13 +215,13 @@ class RedisCache:
             result = result_from_json(data)
             first_given = created_at(data)
         except (ValueError, CodecError) as error:  # JSON/UTF-8 errors are ValueErrors too
+            await self._quietly(self._client.decr(self._stat_key("hits")))
             if key not in self._unreadable:
                 if len(self._unreadable) >= _REMEMBERED_UNREADABLE:
                     self._unreadable.clear()
                 self._unreadable.add(key)
                 logger.warning("cached value %s is unreadable, recomputing it: %s", key, error)
             return None
-        await self._quietly(self._client.incr(self._stat_key("hits")))
         return served_from_cache(result, first_given, started)
 
     async def _wait_or_lead(self, key: str, compute: Compute, started: float) -> Result:
@@ -278,7 +289,7 @@ class RedisCache:
         try:
             return await awaitable
         except FAILURES as error:
-            msg = f"Redis at {self.location} cannot be reached: {error!r}"
+            msg = f"Redis at {self.location} cannot be reached: {describe(error)}"
             raise CacheUnavailable(msg) from error
 
     async def stats(self) -> CacheStats:

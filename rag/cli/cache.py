@@ -103,6 +103,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         print(asyncio.run(_run(args, settings.redis_url)))
     except CacheUnavailable as error:
-        print(f"citebot: {error}; check REDIS_URL and that Redis is running", file=sys.stderr)
+        print(f"citebot: {error}", file=sys.stderr)
+        print("citebot: check REDIS_URL and that Redis is running", file=sys.stderr)
         return 1
     return 0
