@@ -83,7 +83,6 @@ class Splitter:
             keep_separator="end",
             chunk_size=chunk_size,
             chunk_overlap=chunk_overlap,
-            add_start_index=True,
         )
 
     def __repr__(self) -> str:
@@ -93,14 +92,14 @@ class Splitter:
         """Chunks numbered 0.. across the whole document; no chunks for a headings-only one."""
         chunks: list[Chunk] = []
         for section, (heading, text) in enumerate(section_texts(doc)):
-            for passage in self._passages.create_documents([text]):
+            for start, passage in _located(text, self._passages.split_text(text)):
                 chunks.append(
                     Chunk(
                         source=doc.source,
-                        text=passage.page_content,
+                        text=passage,
                         n=len(chunks),
                         heading=heading,
-                        start=passage.metadata["start_index"],
+                        start=start,
                         section=section,
                         title=doc.title,
                         link=doc.link,
@@ -108,6 +107,27 @@ class Splitter:
                     )
                 )
         return chunks
+
+
+def _located(text: str, passages: list[str]) -> list[tuple[int, str]]:
+    """Each passage with its offset in ``text``.
+
+    langchain's ``add_start_index`` searches from (previous end - overlap), so a sentence that
+    repeats inside that window gets the earlier copy's offset. Passages advance through the
+    text and each one reaches past the end of the one before it, so the right occurrence is the
+    first one after the previous start that ends beyond the previous end.
+    """
+    located: list[tuple[int, str]] = []
+    previous_start, previous_end = -1, 0
+    for passage in passages:
+        start = text.find(passage, previous_start + 1)
+        while start != -1 and start + len(passage) <= previous_end:
+            start = text.find(passage, start + 1)
+        if start == -1:  # cannot happen for splitter output; never lose the passage over it
+            start = max(text.find(passage), 0)
+        located.append((start, passage))
+        previous_start, previous_end = start, start + len(passage)
+    return located
 
 
 class _SectionSplitter(ExperimentalMarkdownSyntaxTextSplitter):
