@@ -95,7 +95,7 @@ class RedisCache:
         ttl_seconds: float = 86400,
         refusal_ttl_seconds: float = 3600,
         prefix: str = DEFAULT_PREFIX,
-        timeout_seconds: float = 0.25,
+        timeout_seconds: float = 0.2,
         lock_seconds: float = 5.0,
         poll_seconds: float = 0.05,
         max_wait_seconds: float = 30.0,
@@ -139,7 +139,7 @@ class RedisCache:
         url: str,
         *,
         connect_timeout_seconds: float = 0.1,
-        socket_timeout_seconds: float = 0.2,
+        socket_timeout_seconds: float = 0.1,
         **options: Any,
     ) -> RedisCache:
         """A cache over ``url`` that never retries inside redis-py: the breaker decides."""
