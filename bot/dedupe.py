@@ -9,9 +9,12 @@ A question is answered only if it is the first to claim *both* its event key and
 key. Claims are ``SET key 1 NX EX ttl`` in Redis, shared by every process.
 
 When Redis fails (down, restarting, timing out) the decision falls back to this process's
-memory, which records every claim — also those made through Redis. So a retry or a twin event
-that reaches the same process is still recognised while Redis blinks, and a question is never
-dropped because Redis is away. The one case left: during an outage, duplicates that land on
+memory, which records every claim — also those made through Redis — *before* Redis is asked:
+the ``app_mention``/``message`` twins arrive within milliseconds, so two claims are often in
+flight at once, and both would fall back to "first" if memory were written only after Redis
+answered. So a retry or a twin event that reaches the same process is still recognised while
+Redis blinks (or after it restarts empty), and a question is never dropped because Redis is
+away. The one case left: during an outage, duplicates that land on
 *different* processes can each be answered once. We choose that over silence (a question that
 nobody answers) and log every fallback.
 """
@@ -68,11 +71,11 @@ class Dedupe:
         self._expire()
         if any(key in self._local for key in keys):
             return False
-        first = await self._claim_shared(keys)
-        now = self.clock()
+        # Remember the claim before awaiting Redis: a twin racing this one must see it.
+        expires = self.clock() + self.ttl_seconds
         for key in keys:
-            self._local[key] = now + self.ttl_seconds
-        return first
+            self._local[key] = expires
+        return await self._claim_shared(keys)
 
     async def _claim_shared(self, keys: tuple[str, ...]) -> bool:
         if self.redis is None:

@@ -22,6 +22,9 @@ class SourceIndex(Protocol):
     @property
     def version(self) -> str: ...
 
+    @property
+    def chunks(self) -> tuple[Chunk, ...]: ...
+
     def __len__(self) -> int: ...
 
     def chunk(self, chunk_id: str) -> Chunk | None: ...
@@ -40,6 +43,8 @@ class Origin:
 
     channel: str
     thread_ts: str
+    """The thread to follow up in: the reply's thread, else the question itself (a top-level
+    DM is answered at top level, and a later follow-up threads under the question)."""
     message_ts: str
     user: str
     channel_type: str

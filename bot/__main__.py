@@ -1,0 +1,201 @@
+"""``python -m bot``: the one composition root of the Slack edge.
+
+    settings (environment, validated)  ->  Redis client (or None), shared
+      -> reviewed answers + pipeline (rag.assemble.build_pipeline: index, chat model, cache)
+      -> no SLACK_BOT_TOKEN: local console chat over the same pipeline
+      -> else aiohttp application; at startup: HTTP session, AsyncWebClient(SLACK_API_URL,
+         429 retry), dedupe, review desk (bot/review.py, sharing Redis), Bolt app;
+         HTTP mode serves POST /slack/events, Socket Mode connects out; both serve GET /healthz.
+Everything opened here is closed here (aiohttp ``cleanup_ctx``), in reverse order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Protocol
+
+import aiohttp
+from aiohttp import web
+from dotenv import load_dotenv
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+from bot.app import build_app
+from bot.console import banner, chat
+from bot.dedupe import Dedupe
+from bot.health import health_handler
+from bot.listeners.review import register_review
+from bot.ports import Answerer, SourceIndex
+from bot.review import ReviewDesk
+from bot.review_state import ReviewState
+from bot.server import BOLT, HEALTH_PATH, BoltSlot, add_events_route
+from bot.settings import BotSettings
+from bot.slack_client import RateLimitRetry, web_client
+from rag.reviewed import RedisStore, ReviewedAnswers
+from rag.settings import SettingsError
+
+logger = logging.getLogger("citebot")
+
+REDIS_TIMEOUT_SECONDS = 0.5
+"""Redis answers in a millisecond; waiting longer only delays replies while it is away."""
+
+
+class ClosablePipeline(Answerer, Protocol):
+    async def aclose(self) -> None: ...
+
+
+def redis_client(url: str | None) -> Redis | None:
+    if url is None:
+        return None
+    return Redis.from_url(
+        url,
+        socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
+        socket_timeout=REDIS_TIMEOUT_SECONDS,
+        retry=Retry(NoBackoff(), 1),
+    )
+
+
+def reviewed_answers(redis: Redis | None) -> ReviewedAnswers:
+    return ReviewedAnswers(RedisStore(redis)) if redis is not None else ReviewedAnswers.in_memory()
+
+
+def review_desk(
+    settings: BotSettings, *, redis: Redis | None, reviewed: ReviewedAnswers, index: SourceIndex
+) -> ReviewDesk:
+    if settings.review_channel is None:
+        msg = "REVIEW_CHANNEL is required for the review desk"
+        raise SettingsError(msg)
+    return ReviewDesk(
+        review_channel=settings.review_channel,
+        state=ReviewState(redis),
+        index=index,
+        reviewed=reviewed,
+        reviewers=frozenset(settings.reviewers) or None,
+    )
+
+
+def create_web_app(
+    settings: BotSettings,
+    *,
+    pipeline: ClosablePipeline,
+    redis: Redis | None,
+    reviewed: ReviewedAnswers,
+    rate_limit: RateLimitRetry | None = None,
+    with_review: bool = True,
+) -> web.Application:
+    if settings.bot_token is None or settings.review_channel is None:
+        msg = "create_web_app needs SLACK_BOT_TOKEN and REVIEW_CHANNEL (validated settings)"
+        raise SettingsError(msg)
+    token = settings.bot_token
+    app = web.Application()
+    slot = BoltSlot()
+    app[BOLT] = slot
+    if settings.mode == "http":
+        add_events_route(app)
+    app.router.add_get(
+        HEALTH_PATH,
+        health_handler(
+            index=pipeline.index,
+            redis=redis,
+            chat_model=settings.rag.chat_model_mode,
+            mode=settings.mode,
+        ),
+    )
+
+    async def slack(_: web.Application) -> AsyncIterator[None]:
+        closers: list[Callable[[], Awaitable[Any]]] = [pipeline.aclose]
+        if redis is not None:
+            closers.append(redis.aclose)
+        session = aiohttp.ClientSession()
+        closers.append(session.close)
+        client = web_client(
+            token, base_url=settings.api_url, session=session, rate_limit=rate_limit
+        )
+        desk: ReviewDesk | None = None
+        if with_review:
+            desk = review_desk(settings, redis=redis, reviewed=reviewed, index=pipeline.index)
+        else:
+            logger.warning("review desk off: unverified answers are refused")
+        slot.bolt = build_app(
+            client=client,
+            signing_secret=settings.signing_secret if settings.mode == "http" else None,
+            answerer=pipeline,
+            dedupe=Dedupe(redis),
+            review=desk,
+            register_extra=(lambda bolt: register_review(bolt, desk)) if desk else None,
+            log_questions=settings.rag.log_questions,
+        )
+        socket: AsyncSocketModeHandler | None = None
+        if settings.mode == "socket":
+            socket = AsyncSocketModeHandler(slot.bolt, settings.app_token, web_client=client)
+            await socket.connect_async()  # type: ignore[no-untyped-call]
+        try:
+            yield
+        finally:
+            if socket is not None:
+                await socket.close_async()  # type: ignore[no-untyped-call]
+            for close in reversed(closers):
+                try:
+                    await close()
+                except Exception:
+                    logger.exception("closing %r failed", close)
+
+    app.cleanup_ctx.append(slack)
+    return app
+
+
+async def _console(settings: BotSettings, pipeline: ClosablePipeline) -> int:
+    greeting = banner(
+        docs_dir=str(settings.rag.docs_dir),
+        chunks=len(pipeline.index),
+        chat_model=settings.rag.chat_model_mode,
+    )
+    try:
+        return await chat(pipeline, sys.stdin, sys.stdout, greeting=greeting)
+    finally:
+        await pipeline.aclose()
+
+
+def main() -> int:
+    load_dotenv()
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        settings = BotSettings.from_env(os.environ)
+    except SettingsError as error:
+        print(f"citebot: {error}", file=sys.stderr)
+        return 2
+    from rag.assemble import build_pipeline  # heavy (index, embeddings): after validation
+
+    redis = redis_client(settings.rag.redis_url)
+    reviewed = reviewed_answers(redis)
+    try:
+        pipeline = build_pipeline(settings.rag, progress=sys.stderr.isatty(), reviewed=reviewed)
+    except (SettingsError, OSError) as error:
+        print(f"citebot: cannot open the documents index: {error}", file=sys.stderr)
+        return 2
+    if settings.mode == "console":
+        return asyncio.run(_console(settings, pipeline))
+    app = create_web_app(
+        settings,
+        pipeline=pipeline,
+        redis=redis,
+        reviewed=reviewed,
+    )
+    if settings.mode == "http":
+        logger.info("HTTP mode: POST /slack/events and GET /healthz on port %d", settings.port)
+    else:
+        logger.info("Socket Mode: connecting to Slack; GET /healthz on port %d", settings.port)
+    web.run_app(app, port=settings.port, access_log=None, print=None)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""``GET /healthz``: is this bot able to answer, and from what?
+
+Index size and version, whether Redis answers (the bot still works without it, degraded to
+one process), the chat model mode. Nothing secret and no document text: the model *mode*
+(``extractive`` or ``openai-compatible:<model>``) but never the base URL or key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from bot.ports import SourceIndex
+
+PING_TIMEOUT_SECONDS = 1.0
+STARTED = time.monotonic()
+
+
+async def redis_state(redis: Redis | None) -> str:
+    if redis is None:
+        return "not configured"
+    try:
+        async with asyncio.timeout(PING_TIMEOUT_SECONDS):
+            await redis.ping()
+    except (RedisError, OSError, TimeoutError):
+        return "unreachable"
+    return "ok"
+
+
+def health_handler(
+    *, index: SourceIndex, redis: Redis | None, chat_model: str, mode: str
+) -> Callable[[web.Request], Awaitable[web.Response]]:
+    async def healthz(request: web.Request) -> web.Response:
+        redis_now = await redis_state(redis)
+        return web.json_response(
+            {
+                "status": "ok" if redis_now != "unreachable" else "degraded",
+                "mode": mode,
+                "index": {"chunks": len(index), "version": index.version},
+                "redis": redis_now,
+                "chat_model": chat_model,
+                "uptime_seconds": round(time.monotonic() - STARTED),
+            }
+        )
+
+    return healthz

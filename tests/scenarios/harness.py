@@ -1,0 +1,266 @@
+"""Drive the real bot like Slack does: signed HTTP requests in, the fake Web API watching out.
+
+:func:`start_bot` starts the production aiohttp application (``bot.__main__.create_web_app``)
+on a free 127.0.0.1 port, pointed at a :class:`~tests.fakes.slack_api.FakeSlackApi` through
+SLACK_API_URL, over a pipeline built from the sample docs/ with test-speed embeddings and a
+chat model the test chooses. :class:`RunningBot` signs and sends events and clicks.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import socket
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import aiohttp
+from aiohttp import web
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatResult
+from slack_sdk.signature import SignatureVerifier
+
+from bot.__main__ import create_web_app
+from bot.settings import BotSettings
+from bot.slack_client import RateLimitRetry
+from rag.cache import MemoryCache
+from rag.embeddings import HashingEmbeddings
+from rag.extractive import ExtractiveChatModel
+from rag.index import Index
+from rag.llm import Generator
+from rag.loaders import load_folder
+from rag.pipeline import Pipeline
+from rag.retry import RetryPolicy
+from rag.reviewed import ReviewedAnswers
+from rag.settings import Settings
+from tests.fakes.slack_api import BOT_ID, BOT_TOKEN, BOT_USER_ID, TEAM_ID, FakeSlackApi
+
+SIGNING_SECRET = "test-signing-secret-citebot"
+REVIEW_CHANNEL = "C0REVIEW"
+CHANNEL = "C0GENERAL"
+DM = "D0ALICE"
+ALICE = "U0ALICE"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+TEST_MIN_SCORE = -1.0
+"""HashingEmbeddings' gate scores: in-KB questions of the sample docs score above, unrelated
+ones ("火星上的天气怎么样？") well below."""
+
+IN_KB = "退费怎么算？"
+OUT_OF_KB = "火星上的天气怎么样？"
+
+_ids = itertools.count(1)
+
+
+def sample_index() -> Index:
+    docs, _ = load_folder(DOCS)
+    return Index.from_documents(docs, embeddings=HashingEmbeddings())
+
+
+class CountingChatModel(BaseChatModel):
+    """Wraps a chat model and counts the calls that reach it."""
+
+    inner: BaseChatModel
+    calls: int = 0
+
+    @property
+    def _llm_type(self) -> str:
+        return f"counting-{self.inner._llm_type}"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        self.calls += 1
+        return self.inner._generate(messages, stop=stop, **kwargs)
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        self.calls += 1
+        return await self.inner._agenerate(messages, stop=stop, **kwargs)
+
+
+def counting(inner: BaseChatModel | None = None) -> CountingChatModel:
+    return CountingChatModel(inner=inner or ExtractiveChatModel())
+
+
+def sign(body: bytes, timestamp: int | None = None) -> dict[str, str]:
+    ts = str(int(time.time()) if timestamp is None else timestamp)
+    signature = SignatureVerifier(SIGNING_SECRET).generate_signature(timestamp=ts, body=body)
+    return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": str(signature)}
+
+
+def envelope(event: dict[str, Any], event_id: str | None = None) -> dict[str, Any]:
+    return {
+        "token": "legacy-unused",
+        "team_id": TEAM_ID,
+        "api_app_id": "A0CITEBOT",
+        "type": "event_callback",
+        "event_id": event_id or f"Ev{next(_ids):08d}",
+        "event_time": int(time.time()),
+        "authorizations": [
+            {"team_id": TEAM_ID, "user_id": BOT_USER_ID, "is_bot": True, "enterprise_id": None}
+        ],
+        "event": event,
+    }
+
+
+def new_ts() -> str:
+    return f"1700000000.{next(_ids):06d}"
+
+
+def mention(text: str, *, ts: str | None = None, thread_ts: str | None = None) -> dict[str, Any]:
+    ts = ts or new_ts()
+    event = {
+        "type": "app_mention",
+        "user": ALICE,
+        "text": f"<@{BOT_USER_ID}> {text}",
+        "ts": ts,
+        "channel": CHANNEL,
+        "event_ts": ts,
+    }
+    if thread_ts:
+        event["thread_ts"] = thread_ts
+    return event
+
+
+def direct(text: str, **extra: Any) -> dict[str, Any]:
+    ts = new_ts()
+    return {
+        "type": "message",
+        "channel_type": "im",
+        "user": ALICE,
+        "text": text,
+        "ts": ts,
+        "channel": DM,
+        "event_ts": ts,
+        **extra,
+    }
+
+
+@dataclass
+class RunningBot:
+    url: str
+    http: aiohttp.ClientSession
+
+    async def post(self, body: bytes, headers: dict[str, str]) -> aiohttp.ClientResponse:
+        async with self.http.post(f"{self.url}/slack/events", data=body, headers=headers) as r:
+            await r.read()
+            return r
+
+    async def send(
+        self, event_body: dict[str, Any], *, retry_num: int | None = None
+    ) -> aiohttp.ClientResponse:
+        body = json.dumps(event_body).encode()
+        headers = {"Content-Type": "application/json", **sign(body)}
+        if retry_num is not None:
+            headers["X-Slack-Retry-Num"] = str(retry_num)
+            headers["X-Slack-Retry-Reason"] = "http_timeout"
+        return await self.post(body, headers)
+
+    async def click(self, payload: dict[str, Any]) -> aiohttp.ClientResponse:
+        body = f"payload={quote(json.dumps(payload))}".encode()
+        headers = {"Content-Type": "application/x-www-form-urlencoded", **sign(body)}
+        return await self.post(body, headers)
+
+
+def button_click(
+    slack: FakeSlackApi, *, channel: str, message_ts: str, button: dict[str, Any], user: str
+) -> dict[str, Any]:
+    message = next(m for m in slack.messages if m.ts == message_ts)
+    return {
+        "type": "block_actions",
+        "user": {"id": user, "username": "bob", "name": "bob", "team_id": TEAM_ID},
+        "api_app_id": "A0CITEBOT",
+        "token": "legacy-unused",
+        "trigger_id": slack.new_trigger_id(),
+        "team": {"id": TEAM_ID, "domain": "citebot-test"},
+        "container": {
+            "type": "message",
+            "message_ts": message_ts,
+            "channel_id": channel,
+            "is_ephemeral": False,
+            "thread_ts": message.thread_ts,
+        },
+        "channel": {"id": channel, "name": "general"},
+        "message": {
+            "type": "message",
+            "user": BOT_USER_ID,
+            "bot_id": BOT_ID,
+            "ts": message_ts,
+            "thread_ts": message.thread_ts,
+            "text": message.text,
+            "blocks": message.blocks,
+        },
+        "state": {"values": {}},
+        "response_url": "https://hooks.slack.com/actions/T0/1/x",
+        "actions": [{**button, "block_id": "b", "action_ts": str(time.time())}],
+    }
+
+
+def _free_socket() -> socket.socket:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+async def _no_wait(seconds: float) -> None:
+    return None
+
+
+@asynccontextmanager
+async def start_bot(
+    slack: FakeSlackApi,
+    *,
+    index: Index,
+    model: BaseChatModel | None = None,
+    with_review: bool = False,
+    min_score: float = TEST_MIN_SCORE,
+) -> AsyncIterator[RunningBot]:
+    reviewed = ReviewedAnswers.in_memory()
+    pipeline = Pipeline(
+        index=index,
+        generator=Generator(model or counting(), RetryPolicy(sleep=_no_wait)),
+        cache=MemoryCache(),
+        min_score=min_score,
+        reviewed=reviewed,
+    )
+    settings = BotSettings(
+        rag=Settings(),
+        bot_token=BOT_TOKEN,
+        signing_secret=SIGNING_SECRET,
+        api_url=slack.url,
+        review_channel=REVIEW_CHANNEL,
+    )
+    app = create_web_app(
+        settings,
+        pipeline=pipeline,
+        redis=None,
+        reviewed=reviewed,
+        rate_limit=RateLimitRetry(sleep=_no_wait, jitter=0),
+        with_review=with_review,
+    )
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+    await runner.setup()
+    sock = _free_socket()
+    port = sock.getsockname()[1]
+    await web.SockSite(runner, sock).start()
+    try:
+        async with aiohttp.ClientSession() as http:
+            yield RunningBot(f"http://127.0.0.1:{port}", http)
+    finally:
+        await runner.cleanup()
