@@ -10,11 +10,14 @@ Two places hold a review, on purpose:
   delivering a click twice, apply it once; the loser reads who won and when.
 
 When Redis is unset or fails, an in-process copy answers instead (logged): one process stays
-exactly-once; several processes without Redis could not be, and say so in the log.
+exactly-once — claims on one review are serialised in the process, so two clicks racing
+inside it while Redis fails still apply once (and the loser learns the real winner); several
+processes without Redis could not be, and say so in the log.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -189,6 +192,7 @@ class ReviewState:
         self._decisions: dict[str, Decision] = {}
         self._open: dict[str, OpenReview] = {}
         self._marks: set[str] = set()
+        self._claiming: dict[str, asyncio.Lock] = {}
 
     @classmethod
     def from_url(cls, redis_url: str | None, **options: Any) -> ReviewState:
@@ -203,27 +207,30 @@ class ReviewState:
 
     async def claim(self, review_id: str, decision: Decision) -> Decision | None:
         """Record ``decision`` unless one exists: ``None`` if ours won, else the one that did."""
-        earlier = self._decisions.get(review_id)
-        if earlier is not None:
-            return earlier
-        if self._redis is not None:
-            key = self._decision_key(review_id)
-            try:
-                won = await self._redis.set(
-                    key, decision.to_json(), nx=True, ex=DECISION_TTL_SECONDS
-                )
-                if not won:
-                    raw = await self._redis.get(key)
-                    if raw is not None:
-                        return Decision.from_json(raw)
-            except RedisError:
-                logger.warning(
-                    "review guard: Redis failed, deciding %s in this process only",
-                    review_id,
-                    exc_info=True,
-                )
-        self._decisions[review_id] = decision
-        return None
+        # One claim per review at a time in this process: a click racing this one waits and
+        # then sees the outcome, even when Redis fails and this process decides alone.
+        async with self._claiming.setdefault(review_id, asyncio.Lock()):
+            earlier = self._decisions.get(review_id)
+            if earlier is not None:
+                return earlier
+            if self._redis is not None:
+                key = self._decision_key(review_id)
+                try:
+                    won = await self._redis.set(
+                        key, decision.to_json(), nx=True, ex=DECISION_TTL_SECONDS
+                    )
+                    if not won:
+                        raw = await self._redis.get(key)
+                        if raw is not None:
+                            return Decision.from_json(raw)
+                except RedisError:
+                    logger.warning(
+                        "review guard: Redis failed, deciding %s in this process only",
+                        review_id,
+                        exc_info=True,
+                    )
+            self._decisions[review_id] = decision
+            return None
 
     async def first(self, key: str, *, ttl_seconds: int = DECISION_TTL_SECONDS) -> bool:
         """``True`` only for the first caller with ``key`` (e.g. one "Ask a human" per reply)."""
