@@ -1,0 +1,52 @@
+"""A redis-server of the test's own, on a free port, that the test may kill and restart.
+
+Persistence is off (``--save "" --appendonly no``), so a restart comes back empty — like a
+Redis that was flushed or replaced — which is the harder case for dedupe and review guards.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+from dataclasses import dataclass, field
+
+REDIS_SERVER = "/usr/bin/redis-server"
+NO_PERSISTENCE = ("--save", "", "--appendonly", "no")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass
+class OwnRedis:
+    port: int = field(default_factory=free_port)
+    process: subprocess.Popen[str] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", *NO_PERSISTENCE],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        for line in self.process.stdout:  # ready when it says so: no polling, no sleeps
+            if "Ready to accept connections" in line:
+                return
+        msg = f"redis-server on port {self.port} exited with {self.process.wait()}"
+        raise RuntimeError(msg)
+
+    def kill(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            if self.process.stdout is not None:
+                self.process.stdout.close()
+            self.process = None
