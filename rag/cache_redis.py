@@ -174,10 +174,13 @@ class RedisCache:
         self.breaker.succeeded()
         return value
 
-    async def _quietly(self, awaitable: Awaitable[object]) -> None:
-        """Best effort (counters, stores, releases): a failure is the breaker's to report."""
+    async def _quietly(self, command: Callable[[], Awaitable[object]]) -> None:
+        """Best effort (counters, stores, releases): skipped during an outage, so a hung Redis
+        costs a question one timeout at most; a failure is the breaker's to report."""
+        if self.breaker.down:
+            return
         with contextlib.suppress(_Down):
-            await self._call(awaitable)
+            await self._call(command())
 
     # --- the question path ----------------------------------------------------------------
 
@@ -194,8 +197,8 @@ class RedisCache:
                     return hit
         work = (lambda: self._lead_or_wait(key, compute, started)) if use_redis else compute
         result, shared = await self._flight.run(key, work)
-        if shared and use_redis:
-            await self._quietly(self._client.incr(self._stat_key("shared")))
+        if shared:
+            await self._quietly(lambda: self._client.incr(self._stat_key("shared")))
         return result
 
     async def _lead_or_wait(self, key: str, compute: Compute, started: float) -> Result:
@@ -215,7 +218,7 @@ class RedisCache:
             result = result_from_json(data)
             first_given = created_at(data)
         except (ValueError, CodecError) as error:  # JSON/UTF-8 errors are ValueErrors too
-            await self._quietly(self._client.decr(self._stat_key("hits")))
+            await self._quietly(lambda: self._client.decr(self._stat_key("hits")))
             if key not in self._unreadable:
                 if len(self._unreadable) >= _REMEMBERED_UNREADABLE:
                     self._unreadable.clear()
@@ -252,17 +255,16 @@ class RedisCache:
                 with contextlib.suppress(asyncio.CancelledError):
                     await renewing
         finally:
-            await self._quietly(self._client.eval(_RELEASE, 1, lock, token))
+            await self._quietly(lambda: self._client.eval(_RELEASE, 1, lock, token))
 
     async def _compute_and_store(self, key: str, compute: Compute) -> Result:
-        if not self.breaker.down:
-            await self._quietly(self._client.incr(self._stat_key("misses")))
+        await self._quietly(lambda: self._client.incr(self._stat_key("misses")))
         result = await compute()
         ttl = self.policy.ttl_for(result)
-        if ttl is not None and not self.breaker.down:
+        if ttl is not None:
             value = json.dumps(result_to_json(result, created_at=self._now()), ensure_ascii=False)
             px = max(1, int(ttl * 1000))
-            await self._quietly(self._client.set(self._value_key(key), value, px=px))
+            await self._quietly(lambda: self._client.set(self._value_key(key), value, px=px))
         return result
 
     async def _keep_lock(self, lock: str, token: str) -> None:

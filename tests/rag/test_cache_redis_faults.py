@@ -16,7 +16,8 @@ import pytest
 from redis.asyncio import Redis
 
 from rag.cache_redis import RedisCache
-from tests.rag.cache_fakes import CountingCompute, FakeClock, free_port
+from rag.results import Result
+from tests.rag.cache_fakes import CountingCompute, FakeClock, answer, free_port
 
 REDIS_SERVER = "/usr/bin/redis-server"
 KEY = "v1:question"
@@ -180,3 +181,30 @@ async def test_redis_replying_errors_does_not_fail_the_question(
     assert compute.calls == 2
     assert hit.provenance.cached_at is not None
     assert not cache.breaker.down
+
+
+async def test_redis_hanging_mid_question_costs_that_question_one_timeout_at_most(
+    own_redis: OwnRedis, cache: RedisCache, caplog: pytest.LogCaptureFixture
+) -> None:
+    admin = Redis.from_url(own_redis.url)
+    await admin.ping()
+    stalls: list[asyncio.Task[object]] = []
+
+    async def compute_while_redis_stalls() -> Result:
+        # Redis stops answering while the model works: storing the answer will time out.
+        stalling = admin.execute_command("DEBUG", "SLEEP", "0.7")  # type: ignore[no-untyped-call]
+        stalls.append(asyncio.create_task(stalling))
+        await asyncio.sleep(0.05)
+        return answer()
+
+    started = time.perf_counter()
+    with caplog.at_level(logging.DEBUG, logger="rag.breaker"):
+        result = await cache.get_or_compute(KEY, compute_while_redis_stalls)
+    elapsed = time.perf_counter() - started
+    await stalls[0]
+    await admin.aclose()
+    assert result.verdict == "answer"
+    assert cache.breaker.down
+    # the store times out once; releasing the lock is then skipped, not a second timeout
+    assert [r.getMessage() for r in caplog.records if "still unavailable" in r.getMessage()] == []
+    assert elapsed < 0.05 + cache.timeout_seconds + 0.1
