@@ -3,9 +3,9 @@
 ``submit_unverified`` posts a review card to REVIEW_CHANNEL; ``refusal_elements`` puts an
 "Ask a human" button under refusals. A reviewer's decision goes through :meth:`ReviewDesk.
 decide`: the exactly-once guard first (the loser gets the winner's decision back), then the
-asker's thread, then the card (updated in place: outcome, reviewer, time, no buttons), then the
-reviewed-answer store and one structured log line. If the asker's thread cannot be reached the
-claim is released, so the card stays open and the reviewer can try again.
+asker's thread, then the review list, the reviewed-answer store and one structured log line,
+and last the card (updated in place: outcome, reviewer, time, no buttons). If the asker's
+thread cannot be reached the claim is released, so the card stays open for another try.
 
 The listeners (bot/listeners/review.py) parse payloads and acknowledge; this module holds no
 Slack payload shapes beyond what it posts.
@@ -241,11 +241,11 @@ class ReviewDesk:
             await self.state.release(ticket.review_id)
             logger.exception("review %s: asker's thread unreachable", ticket.review_id)
             raise DeliveryFailed(ticket.review_id) from error
-        await self._update_card(client, card, decision, question, draft, text)
         await self.state.close(ticket.review_id)
         if self.reviewed is not None and save:
             await self._remember(ticket, decision, question, draft, text, at)
         self._log(ticket, decision, question)
+        await self._update_card(client, card, decision, question, draft, text)  # last: visible
         return None
 
     async def _tell_asker(
