@@ -7,14 +7,16 @@ Keys under one prefix (default ``citebot:answer:``)::
                           while the computation runs, deleted (if still ours) when it ends
     {prefix}stats:hits | misses | shared   INCR counters for ``python -m rag cache stats``
 
-Concurrent identical questions: within a process they share one task (rag.singleflight);
-across processes the first takes the lock (SET NX PX) and the others poll for the value every
-``poll_seconds``. A holder that dies stops renewing its lock, the lock expires and one waiter
-takes over; a waiter that has waited ``max_wait_seconds`` computes anyway.
+A hit is one round trip (a Lua GET that also counts the hit). Concurrent identical misses:
+within a process they share one task (rag.singleflight); across processes the first takes the
+lock (SET NX PX) and the others poll for the value every ``poll_seconds``. A holder that dies
+stops renewing its lock, the lock expires and one waiter takes over; a waiter that has waited
+``max_wait_seconds`` computes anyway.
 
 Redis faults — unreachable at start or mid-run, slow, erroring — never fail a question: every
-call has a short timeout, and a failure opens a breaker (rag.breaker) that skips Redis for
-``cooldown_seconds`` and logs once per outage. The question is then computed without the cache.
+call has a short timeout (0.1 s connect and socket, 0.2 s overall; redis-py's own retries are
+off), and a failure opens a breaker (rag.breaker) that skips Redis for ``cooldown_seconds`` and
+logs once per outage. The question is then computed without the cache.
 A stored value that cannot be read (older layout, damage) is a miss, logged once per key, and
 is overwritten by the fresh result.
 """
