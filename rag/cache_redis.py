@@ -11,7 +11,8 @@ A hit is one round trip (a Lua GET that also counts the hit). Concurrent identic
 within a process they share one task (rag.singleflight); across processes the first takes the
 lock (SET NX PX) and the others poll for the value every ``poll_seconds``. A holder that dies
 stops renewing its lock, the lock expires and one waiter takes over; a waiter that has waited
-``max_wait_seconds`` computes anyway.
+``max_wait_seconds`` computes anyway. When the holder's result is not kept (an unverified
+draft, a failure), the next waiter in line computes its own.
 
 Redis faults — unreachable at start or mid-run, slow, erroring — never fail a question: every
 call has a short timeout (0.1 s connect and socket, 0.2 s overall; redis-py's own retries are
