@@ -1,0 +1,63 @@
+"""``python -m rag index [--docs DIR]``: build or refresh the persisted index, then summarise.
+
+Only new or changed files are split and embedded (see :func:`rag.index.open_index`); the
+summary says how many files were read and skipped (with why), how many chunks were embedded
+and how many vectors were reused, how long it took and the resulting index version.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from rag.index import BuildReport, open_index
+from rag.settings import Settings
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("index", help="build or refresh the index of DOCS_DIR")
+    parser.add_argument("--docs", type=Path, help="folder of documents (default: DOCS_DIR)")
+    parser.set_defaults(func=run)
+
+
+def summary(report: BuildReport, settings: Settings) -> str:
+    lines = [
+        f"documents: {settings.docs_dir} -> index: {settings.index_dir}",
+        f"files read: {report.files} ({report.chunked_files} split, "
+        f"{report.files - report.chunked_files} unchanged), skipped: {len(report.skipped)}",
+    ]
+    lines.extend(f"  skipped {item.path}: {item.reason}" for item in report.skipped)
+    if settings.embeddings == "none":
+        vectors = "dense search off (EMBEDDINGS=none)"
+    else:
+        vectors = f"{report.embedded} embedded, {report.reused} reused"
+    lines.append(f"chunks: {report.chunks} ({vectors})")
+    if report.previous_version == report.version:
+        change = "unchanged"
+    elif report.previous_version is None:
+        change = "new"
+    else:
+        change = f"was {report.previous_version}"
+    lines.append(f"index version: {report.version} ({change}); took {report.seconds:.1f} s")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    if args.docs is not None:
+        settings = replace(settings, docs_dir=args.docs)
+    if not settings.docs_dir.is_dir():
+        print(
+            f"citebot: the documents folder {settings.docs_dir} does not exist; "
+            "set DOCS_DIR or pass --docs DIR",
+            file=sys.stderr,
+        )
+        return 2
+    index = open_index(settings, progress=True)
+    if index.report is not None:
+        print(summary(index.report, settings))
+    if not len(index):
+        print("citebot: no document could be read, so every question will be refused")
+        return 1
+    return 0

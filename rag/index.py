@@ -1,0 +1,354 @@
+"""The searchable index: chunks, their lexical and dense representations, and the gate.
+
+A query runs both searches over every chunk at once (numpy, no Python loop per chunk):
+
+1. lexical: BM25 for ranking, tf-idf cosine for the gate (:mod:`rag.lexical`);
+2. dense: cosine against a row-normalised float32 matrix, one matrix-vector product;
+3. reciprocal-rank fusion of the two rankings (:func:`rag.retriever.fuse`), ties broken by the
+   gate score, then by index order so the numbering of sources never drifts;
+4. every hit carries the gate score (:mod:`rag.gate`) that the pipeline compares with
+   ``min_score``, plus the two raw similarities and its fused rank for ``rag ask``.
+
+What is indexed is :attr:`Chunk.indexed_text` (title and heading path + passage); what is
+shown stays :attr:`Chunk.text`. :func:`open_index` (bottom of this module) persists the index
+under INDEX_DIR and rebuilds it incrementally.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from langchain_core.embeddings import Embeddings
+from tqdm import tqdm
+
+from rag.calibration import load_calibration
+from rag.chunks import Chunk, content_hash
+from rag.documents import SourceDocument
+from rag.embeddings import CachedEmbeddings, embedder_identity, embeddings_from_settings
+from rag.gate import GateModel, gate_for
+from rag.lexical import LexicalIndex
+from rag.loaders import Skipped, load_folder
+from rag.results import Hit
+from rag.retriever import DEFAULT_DEPTH, DENSE_WEIGHT, LEXICAL_WEIGHT, fuse, top_positions
+from rag.settings import Settings
+from rag.splitter import Splitter
+
+logger = logging.getLogger(__name__)
+
+Matrix = npt.NDArray[np.float32]
+
+EMBED_BATCH = 32
+"""Texts per embedder call while indexing: the progress bar moves once per batch."""
+
+
+def normalised(vectors: Sequence[Sequence[float]] | Sequence[float] | Matrix) -> Matrix:
+    """Rows scaled to unit length (zero rows stay zero), as one float32 matrix."""
+    matrix = np.asarray(vectors, dtype=np.float32)
+    if matrix.ndim == 1:
+        matrix = matrix.reshape(1, -1)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    unit: Matrix = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    return unit
+
+
+def embed_texts(texts: Sequence[str], embeddings: Embeddings, *, progress: bool = False) -> Matrix:
+    """Embed ``texts`` in batches, with a progress bar and ETA on stderr when asked."""
+    rows: list[list[float]] = []
+    with tqdm(
+        total=len(texts), desc="embedding", unit="chunk", disable=not progress, leave=False
+    ) as bar:
+        for start in range(0, len(texts), EMBED_BATCH):
+            batch = list(texts[start : start + EMBED_BATCH])
+            rows.extend(embeddings.embed_documents(batch))
+            bar.update(len(batch))
+    return normalised(rows) if rows else np.zeros((0, 0), np.float32)
+
+
+def index_version(
+    chunks: Sequence[Chunk], splitter: Splitter, embedder: str | None, gate: GateModel
+) -> str:
+    """Changes whenever a chunk, the splitter, the embedder or the gate changes."""
+    parts: dict[str, Any] = {
+        "splitter": [splitter.chunk_size, splitter.chunk_overlap],
+        "embedder": embedder,
+        "gate": gate.identity,
+        "chunks": [
+            [c.id, c.hash, c.start, c.section, c.link, c.doc_id, c.text == ""] for c in chunks
+        ],
+    }
+    return content_hash(json.dumps(parts, ensure_ascii=False, sort_keys=True))[:16]
+
+
+class Index:
+    """Hybrid lexical + dense search over a fixed tuple of chunks."""
+
+    def __init__(
+        self,
+        chunks: Sequence[Chunk],
+        *,
+        vectors: Matrix | None,
+        embeddings: Embeddings | None,
+        version: str,
+        gate: GateModel | None = None,
+        min_score: float | None = None,
+    ) -> None:
+        if (vectors is None) != (embeddings is None):
+            msg = "vectors and embeddings must both be given (dense search) or both be None"
+            raise ValueError(msg)
+        if vectors is not None and len(chunks) and vectors.shape[0] != len(chunks):
+            msg = f"got {vectors.shape[0]} vectors for {len(chunks)} chunks"
+            raise ValueError(msg)
+        self.chunks: tuple[Chunk, ...] = tuple(chunks)
+        self.version = version
+        self.embeddings = embeddings
+        self.gate = gate or gate_for(None if embeddings is None else embedder_identity(embeddings))
+        self.min_score: float = self.gate.threshold if min_score is None else min_score
+        """The threshold to refuse below: calibration next to the index, else the default."""
+        self._vectors = None if vectors is None else normalised(vectors)
+        self._lexical = LexicalIndex([chunk.indexed_text for chunk in self.chunks])
+        self._by_id = {chunk.id: chunk for chunk in self.chunks}
+        self.report: BuildReport | None = None
+        """Set by :func:`open_index`: what loading or rebuilding did."""
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def __repr__(self) -> str:
+        dense = "lexical only" if self.embeddings is None else embedder_identity(self.embeddings)
+        return f"<Index {self.version} {len(self)} chunks, {dense}, min_score={self.min_score}>"
+
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes of the search structures (lexical matrix and dense vectors)."""
+        dense = 0 if self._vectors is None else int(self._vectors.nbytes)
+        return self._lexical.memory_bytes + dense
+
+    def chunk(self, chunk_id: str) -> Chunk | None:
+        return self._by_id.get(chunk_id)
+
+    def search(self, question: str, k: int) -> list[Hit]:
+        """The ``min(k, len(self))`` best chunks, best first, each with its gate score."""
+        if k < 1:
+            msg = f"k ({k}) must be at least 1"
+            raise ValueError(msg)
+        if not self.chunks:
+            return []
+        lexical = self._lexical.scores(question)
+        depth = max(k, DEFAULT_DEPTH)
+        rankings = [(top_positions(lexical.bm25, depth, positive_only=True), LEXICAL_WEIGHT)]
+        dense: Matrix | None = None
+        if self._vectors is not None and self.embeddings is not None:
+            query = normalised(self.embeddings.embed_query(question))[0]
+            dense = self._vectors @ query
+            rankings.append((top_positions(dense, depth), DENSE_WEIGHT))
+        gate = self.gate.scores(lexical.cosine, dense)
+        return [
+            Hit(
+                chunk=self.chunks[ranked.position],
+                score=float(gate[ranked.position]),
+                lexical=float(lexical.cosine[ranked.position]),
+                dense=None if dense is None else float(dense[ranked.position]),
+                rank=ranked.rank,
+            )
+            for ranked in fuse(rankings, gate, min(k, len(self.chunks)), depth=depth)
+        ]
+
+    @classmethod
+    def from_documents(
+        cls,
+        docs: Sequence[SourceDocument],
+        *,
+        embeddings: Embeddings | None,
+        splitter: Splitter | None = None,
+        min_score: float | None = None,
+        progress: bool = False,
+    ) -> Index:
+        """Split, embed and index ``docs`` in memory (tests, eval)."""
+        splitter = splitter or Splitter()
+        chunks = [chunk for doc in docs for chunk in splitter.split(doc)]
+        return cls.from_chunks(
+            chunks, embeddings=embeddings, splitter=splitter, min_score=min_score, progress=progress
+        )
+
+    @classmethod
+    def from_chunks(
+        cls,
+        chunks: Sequence[Chunk],
+        *,
+        embeddings: Embeddings | None,
+        splitter: Splitter,
+        min_score: float | None = None,
+        progress: bool = False,
+    ) -> Index:
+        identity = None if embeddings is None else embedder_identity(embeddings)
+        gate = gate_for(identity)
+        vectors = None
+        if embeddings is not None:
+            texts = [chunk.indexed_text for chunk in chunks]
+            vectors = embed_texts(texts, embeddings, progress=progress)
+        return cls(
+            chunks,
+            vectors=vectors,
+            embeddings=embeddings,
+            version=index_version(chunks, splitter, identity, gate),
+            gate=gate,
+            min_score=min_score,
+        )
+
+
+# --- persistence ---------------------------------------------------------------------------
+
+MANIFEST_FILE = "manifest.json"
+MANIFEST_FORMAT = 1
+
+
+@dataclass(frozen=True, slots=True)
+class BuildReport:
+    """What :func:`open_index` did, for the ``rag index`` summary."""
+
+    files: int
+    skipped: tuple[Skipped, ...]
+    chunked_files: int
+    """Files split this run (new or changed); the others reused their stored chunks."""
+    chunks: int
+    embedded: int
+    reused: int
+    seconds: float
+    version: str
+    previous_version: str | None
+
+
+def _chunk_to_json(chunk: Chunk) -> dict[str, Any]:
+    return {
+        "text": chunk.text,
+        "n": chunk.n,
+        "heading": list(chunk.heading),
+        "start": chunk.start,
+        "section": chunk.section,
+        "title": chunk.title,
+        "link": chunk.link,
+        "doc_id": chunk.doc_id,
+    }
+
+
+def _chunk_from_json(source: str, data: dict[str, Any]) -> Chunk:
+    return Chunk(source=source, **{**data, "heading": tuple(data["heading"])})
+
+
+def _read_manifest(path: Path) -> dict[str, Any] | None:
+    if not path.exists():
+        return None
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        logger.warning("%s is unreadable; the index will be rebuilt", path)
+        return None
+    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
+        return None
+    return manifest
+
+
+def _write_manifest(path: Path, manifest: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    partial.write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
+    partial.replace(path)
+
+
+def open_index(settings: Settings, *, progress: bool = False) -> Index:
+    """The index over DOCS_DIR: loaded from INDEX_DIR when still valid, else rebuilt.
+
+    The threshold is MIN_SCORE when set, else a calibration stored next to the index for the
+    same gate (``python -m rag calibrate``), else the gate's shipped default.
+    """
+    return load_or_build(
+        settings.docs_dir,
+        settings.index_dir,
+        embeddings=embeddings_from_settings(settings),
+        min_score=settings.min_score,
+        progress=progress,
+    )
+
+
+def load_or_build(
+    docs_dir: Path,
+    index_dir: Path,
+    *,
+    embeddings: Embeddings | None,
+    min_score: float | None = None,
+    progress: bool = False,
+) -> Index:
+    """:func:`open_index` with the embedder given (tests pass a fake).
+
+    Rebuilding is incremental: a file whose content hash is unchanged keeps its stored chunks
+    (not re-split) and their vectors (embedding cache keyed by chunk content), so only new or
+    changed files cost time. What happened is in ``index.report``.
+    """
+    started = time.perf_counter()
+    docs, skipped = load_folder(docs_dir)
+    splitter = Splitter()
+    inner = embeddings
+    identity = None if inner is None else embedder_identity(inner)
+    gate = gate_for(identity)
+    manifest_path = index_dir / MANIFEST_FILE
+    manifest = _read_manifest(manifest_path) or {}
+    same_splitter = manifest.get("splitter") == [splitter.chunk_size, splitter.chunk_overlap]
+    stored: dict[str, Any] = manifest.get("files", {}) if same_splitter else {}
+    chunks: list[Chunk] = []
+    files: dict[str, Any] = {}
+    chunked = 0
+    for doc in docs:
+        entry = stored.get(doc.source)
+        if entry is not None and entry.get("hash") == doc.hash:
+            doc_chunks = [_chunk_from_json(doc.source, data) for data in entry["chunks"]]
+        else:
+            doc_chunks = splitter.split(doc)
+            chunked += 1
+        files[doc.source] = {"hash": doc.hash, "chunks": [_chunk_to_json(c) for c in doc_chunks]}
+        chunks.extend(doc_chunks)
+    cached = None if inner is None else CachedEmbeddings(inner, index_dir)
+    vectors = None
+    if cached is not None:
+        vectors = embed_texts([c.indexed_text for c in chunks], cached, progress=progress)
+        if cached.embedded or len(cached) != len({c.hash for c in chunks}):
+            cached.save(keep=[c.hash for c in chunks])
+    version = index_version(chunks, splitter, identity, gate)
+    if manifest.get("version") != version or manifest.get("files") != files:
+        _write_manifest(
+            manifest_path,
+            {
+                "format": MANIFEST_FORMAT,
+                "version": version,
+                "splitter": [splitter.chunk_size, splitter.chunk_overlap],
+                "embedder": identity,
+                "gate": gate.identity,
+                "files": files,
+            },
+        )
+    calibration = load_calibration(index_dir, gate.identity)
+    if min_score is None and calibration is not None:
+        min_score = calibration.min_score
+    index = Index(
+        chunks, vectors=vectors, embeddings=cached, version=version, gate=gate, min_score=min_score
+    )
+    index.report = BuildReport(
+        files=len(docs),
+        skipped=tuple(skipped),
+        chunked_files=chunked,
+        chunks=len(chunks),
+        embedded=0 if cached is None else cached.embedded,
+        reused=0 if cached is None else cached.reused,
+        seconds=time.perf_counter() - started,
+        version=version,
+        previous_version=manifest.get("version"),
+    )
+    return index
