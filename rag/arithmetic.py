@@ -86,9 +86,10 @@ class _Parser:
     def _sum(self) -> float:
         value = self._product()
         while self._peek() in ("+", "-"):
+            operator = self._peek()
             self.position += 1
             right = self._product()
-            value = value + right if self.tokens[self.position - 1].text == "+" else value - right
+            value = value + right if operator == "+" else value - right
             self.produced.append(value)
         return value
 

@@ -30,13 +30,22 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rag.answer_text import (
+    MARKER,
+    SENTENCE_END,
+    Sentence,
+    cited_numbers,
+    sentences,
+    terms,
+)
 from rag.arithmetic import Calculation, calculations
 from rag.language import Language, detect_language
-from rag.lexical import features
 from rag.messages import is_refusal_text
-from rag.numbers import Quantity, number_values, quantities, words
+from rag.numbers import Quantity, number_values, quantities
 from rag.problem_texts import ProblemTexts
 from rag.results import Hit
+
+__all__ = ["KINDS", "MARKER", "Problem", "Report", "check", "cited_numbers", "sentences"]
 
 KINDS = frozenset(
     {
@@ -52,23 +61,13 @@ SUBSTANTIVE_TERMS = 3
 
 MIN_TERMS_TO_JUDGE = 2
 """Fewer content terms than this and a sentence is too thin to judge which source it is from."""
+WEAK_OVERLAP = 0.2
+STRONG_OVERLAP = 0.5
+"""A cited source holding under WEAK_OVERLAP of a sentence's terms while another retrieved
+source holds STRONG_OVERLAP or more: the citation points at the wrong source."""
 TELLING_NUMBER = 10
 """A shared number at least this large links a sentence to its source (4800, 2024, 45)."""
 
-_DIGIT = "0-9０-９"
-MARKER = re.compile(rf"[\[［【]\s*([{_DIGIT}]+(?:\s*[,，、;；\-–—~～]\s*[{_DIGIT}]+)*)\s*[\]］】]")
-_MARKER_PART = re.compile(rf"([{_DIGIT}]+)(?:\s*[\-–—~～]\s*([{_DIGIT}]+))?")
-MAX_RANGE = 20
-"""``[1-3]`` means 1, 2, 3; a wider range is read as its two ends."""
-
-_SENTENCE_END = re.compile(r"[。！？；!?]+[”’」』）)\"']*|\.(?=\s|$)[”’\"')]*")
-_LEADING_MARKERS = re.compile(rf"^\s*(?:{MARKER.pattern}\s*)+")
-_BLOCK_START = re.compile(
-    r"^\s*(?:[-*+•>|]|#{1,6}\s|\d{1,2}(?:[.．](?!\d)|[)、])|[(（]\d{1,2}[)）]|[一二三四五六七八九十]+、)"
-)
-_LIST_MARKER = re.compile(
-    r"^\s*(?:[-*+•>]+|#{1,6}|\d{1,2}(?:[.．](?!\d)|[)、])|[(（]\d{1,2}[)）]|[一二三四五六七八九十]+、)\s*"
-)
 _HEADING_LINE_CHARS = 20
 _EXEMPT = re.compile(
     r"希望.{0,8}帮助|如有(?:疑问|问题|其他)|欢迎.{0,4}(?:咨询|提问)"
@@ -77,24 +76,6 @@ _EXEMPT = re.compile(
     r"|(?:documents?|sources?) (?:do(?:es)?n't|do(?:es)? not) (?:say|cover|mention|specify)"
     r"|not (?:mentioned|specified|covered|stated) in",
     re.IGNORECASE,
-)
-_STOP_CHARS = frozenset("的了是在和与及或也都就我你您他她它们这那吗呢吧啊")
-_GENERIC = frozenset(
-    words(
-        "可以 我们 你们 他们 如果 需要 进行 没有 这个 那个 一个 根据 资料 原文 如下 以下 相关 按照 "
-        "因为 所以 但是 已经 以及 其中 之后 之前 时候 主要 通过 由于 其他 什么 怎么 如何 哪些 一些 "
-        "一共 还有 就是 或者 并且 而且 同时 可能 应该 不能 不会 这些 那些 目前 之间 一样 比如 例如 "
-        "包括"
-    )
-)
-_EN_STOPWORDS = frozenset(
-    words(
-        "a an the of to in on at for from by with and or but is are was were be been being do does "
-        "did have has had can could would should will shall may might must i you he she it we they "
-        "me my your our their this that these those what which who whom whose when where why how "
-        "there here if then than so not no any some about into as up out get also per each only "
-        "documents document written source sources"
-    )
 )
 
 
@@ -125,102 +106,16 @@ class Report:
         return tuple(problem.message for problem in self.problems)
 
 
-def _marker_numbers(body: str) -> list[int]:
-    numbers: list[int] = []
-    for match in _MARKER_PART.finditer(body.translate(_WIDE_DIGITS)):
-        first = int(match[1])
-        last = int(match[2]) if match[2] else first
-        low, high = min(first, last), max(first, last)
-        numbers.extend(range(low, high + 1) if high - low <= MAX_RANGE else (low, high))
-    return numbers
-
-
-_WIDE_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
-
-
-def cited_numbers(text: str) -> list[int]:
-    """Every ``[n]`` the text cites, ascending, unique (out-of-range ones included)."""
-    return sorted({n for match in MARKER.finditer(text) for n in _marker_numbers(match[1])})
-
-
-@dataclass(frozen=True, slots=True)
-class _Sentence:
-    text: str
-    """As written, markers included (what a reviewer is shown)."""
-    plain: str
-    """Markers removed, list marker stripped: what numbers and terms are read from."""
-    cites: tuple[int, ...]
-    paragraph: int
-    whole_line: bool
-
-
-def _pieces(line: str) -> list[str]:
-    pieces: list[str] = []
-    start = 0
-    for match in _SENTENCE_END.finditer(line):
-        pieces.append(line[start : match.end()])
-        start = match.end()
-    pieces.append(line[start:])
-    merged: list[str] = []
-    for piece in pieces:
-        leading = _LEADING_MARKERS.match(piece)
-        if leading and merged:  # "…3420 元。[1]": the marker belongs to the sentence before it
-            merged[-1] += leading.group()
-            piece = piece[leading.end() :]
-        if piece.strip():
-            merged.append(piece)
-    return merged
-
-
-def sentences(text: str) -> list[_Sentence]:
-    found: list[_Sentence] = []
-    paragraph = 0
-    for line in text.splitlines():
-        if not line.strip() or _BLOCK_START.match(line):
-            paragraph += 1
-        pieces = _pieces(line)
-        for piece in pieces:
-            plain = _LIST_MARKER.sub("", MARKER.sub(" ", piece)).strip()
-            if not any(char.isalnum() for char in plain):
-                if found and MARKER.search(piece):
-                    last = found[-1]
-                    cites = tuple(sorted({*last.cites, *cited_numbers(piece)}))
-                    found[-1] = _Sentence(last.text + piece, last.plain, cites, last.paragraph,
-                                          last.whole_line)  # fmt: skip
-                continue
-            cites = tuple(cited_numbers(piece))
-            found.append(_Sentence(piece.strip(), plain, cites, paragraph, len(pieces) == 1))
-    return found
-
-
-def terms(text: str) -> set[str]:
-    """Content terms: Chinese character bigrams and English words, minus the generic ones."""
-    found: set[str] = set()
-    for feature in features(MARKER.sub(" ", text)):
-        if len(feature) == 2 and not feature.isascii():
-            if not _STOP_CHARS.intersection(feature) and feature not in _GENERIC:
-                found.add(feature)
-        elif (
-            feature.isascii()
-            and any(c.isalpha() for c in feature)
-            and len(feature) > 1
-            and feature not in _EN_STOPWORDS
-        ):
-            found.add(feature[:-1] if len(feature) > 3 and feature.endswith("s") else feature)
-    return found
-
-
-def _needs_source(sentence: _Sentence, has_quantity: bool) -> bool:
+def _needs_source(sentence: Sentence, has_quantity: bool) -> bool:
     plain = sentence.plain
     if has_quantity:
         return True
-    if plain.endswith((":", "：")) or _EXEMPT.search(plain):
+    if plain.endswith((":", "：")):
         return False
-    if (
-        sentence.whole_line
-        and len(plain) <= _HEADING_LINE_CHARS
-        and not _SENTENCE_END.search(plain)
-    ):
+    exempt = _EXEMPT.search(plain)
+    if exempt and len(terms(plain[: exempt.start()] + plain[exempt.end() :])) < SUBSTANTIVE_TERMS:
+        return False  # only courtesy or "the documents don't say": nothing to source
+    if sentence.whole_line and len(plain) <= _HEADING_LINE_CHARS and not SENTENCE_END.search(plain):
         return False  # a heading or a label line
     return len(terms(plain)) >= SUBSTANTIVE_TERMS
 
@@ -235,10 +130,12 @@ class _Sources:
         chunk = self.hits[n - 1].chunk
         return "\n".join((chunk.title, *chunk.heading, chunk.text))
 
-    def numbers(self, n: int) -> frozenset[float]:
-        if n not in self._numbers:
-            self._numbers[n] = number_values(self.text(n))
-        return self._numbers[n]
+    def numbers(self, n: int, *, ordinals: bool = False) -> frozenset[float]:
+        """The amounts source ``n`` mentions (with its ranks, too, when ``ordinals``)."""
+        slot = -n if ordinals else n
+        if slot not in self._numbers:
+            self._numbers[slot] = number_values(self.text(n), ordinals=ordinals)
+        return self._numbers[slot]
 
     def terms(self, n: int) -> set[str]:
         if n not in self._terms:
@@ -285,19 +182,24 @@ def check(text: str, hits: Sequence[Hit], *, question: str = "") -> Report:
         refs = _applicable(found, index, cover, cited_anywhere, len(hits))
         if refs is None:
             continue  # cites only numbers that don't exist: unknown_reference says it
-        allowed = given | produced
-        allowed = allowed.union(*(sources.numbers(n) for n in refs))
-        missing = [q for q in amounts if not _grounded(q, allowed, calcs[index])]
+        amounts_allowed = (given | produced).union(*(sources.numbers(n) for n in refs))
+        ranks_allowed = amounts_allowed.union(*(sources.numbers(n, ordinals=True) for n in refs))
+        missing = [
+            q
+            for q in amounts
+            if not _grounded(q, ranks_allowed if q.ordinal else amounts_allowed, calcs[index])
+        ]
         if missing:
             shown = refs if cited_anywhere else ()
-            problems.append(Problem("ungrounded_number", say.ungrounded(missing, shown),
-                                    sentence.text))  # fmt: skip
+            problems.append(
+                Problem("ungrounded_number", say.ungrounded(missing, shown), sentence.text)
+            )
         if sentence.cites:
             problems.extend(_unrelated(found, index, covering, sources, say))
     return Report(tuple(dict.fromkeys(problems)))
 
 
-def _covering(found: Sequence[_Sentence]) -> list[int | None]:
+def _covering(found: Sequence[Sentence]) -> list[int | None]:
     """For each sentence, the index of the sentence whose markers cover it, or None."""
     covering: list[int | None] = [None] * len(found)
     next_cited: int | None = None
@@ -312,7 +214,7 @@ def _covering(found: Sequence[_Sentence]) -> list[int | None]:
 
 
 def _applicable(
-    found: Sequence[_Sentence],
+    found: Sequence[Sentence],
     index: int,
     cover: int | None,
     cited_anywhere: Sequence[int],
@@ -339,25 +241,40 @@ def _grounded(quantity: Quantity, allowed: frozenset[float], calcs: list[Calcula
 
 
 def _unrelated(
-    found: Sequence[_Sentence],
+    found: Sequence[Sentence],
     index: int,
     covering: Sequence[int | None],
     sources: _Sources,
     say: ProblemTexts,
 ) -> list[Problem]:
-    """Cited sources that share neither a content term nor a telling number with the sentences
-    the markers cover. Sentences of fewer than two content terms ("应退 3420 元[1]") are left
-    to the number rule; numbers below 10 are too common to tell sources apart."""
+    """Cited sources that don't hold the sentences their markers cover.
+
+    A source is unrelated when it shares neither a content term nor telling numbers with the
+    sentences (one shared number from 10 up, or two of any size, link them), or when it shares
+    only a sliver of their terms (< WEAK_OVERLAP) and none of those numbers while another
+    retrieved source holds most of the terms (>= STRONG_OVERLAP): the citation then points at
+    the wrong source. Sentences of fewer
+    than two content terms ("应退 3420 元[1]") are left to the number rule.
+    """
     group = " ".join(found[j].plain for j in range(index + 1) if covering[j] == index)
     wanted = terms(group)
     if len(wanted) < MIN_TERMS_TO_JUDGE:
         return []
-    telling = {v for q in quantities(group) for v in q.values if v >= TELLING_NUMBER}
+    numbers = {v for q in quantities(group) for v in q.values}
     language = detect_language(group)
+    comparable = [
+        n for n in range(1, len(sources.hits) + 1) if sources.language(n) == language
+    ]  # another language: a translation can't be compared term by term
+    overlap = {n: len(wanted & sources.terms(n)) / len(wanted) for n in comparable}
+    best = max(overlap.values(), default=0.0)
     problems: list[Problem] = []
     for n in found[index].cites:
-        if not 1 <= n <= len(sources.hits) or sources.language(n) != language:
-            continue  # another language: a translation can't be compared term by term
-        if not wanted & sources.terms(n) and not telling & sources.numbers(n):
+        if n not in overlap:
+            continue
+        shared = numbers & sources.numbers(n)
+        linked = len(shared) >= 2 or any(v >= TELLING_NUMBER for v in shared)
+        unsupported = overlap[n] == 0 and not linked
+        elsewhere = overlap[n] < WEAK_OVERLAP and best >= STRONG_OVERLAP and not linked
+        if unsupported or elsewhere:
             problems.append(Problem("unrelated_source", say.unrelated(n, group), found[index].text))
     return problems

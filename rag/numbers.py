@@ -101,6 +101,10 @@ _MONTHS = {
     for name in names
 }  # fmt: skip
 _MONTH = re.compile(r"\b(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b\.?")
+_LIST_NUMBERING = re.compile(
+    r"^[ \t>*#-]*(?:\d{1,2}(?:[.．](?!\d)|[)、])|[(（]\d{1,2}[)）]|[一二三四五六七八九十]+、)",
+    re.MULTILINE,
+)
 _NEAR_DIGIT = re.compile(r"^\s?\d|\d,?\s?$")
 
 
@@ -117,6 +121,8 @@ class Quantity:
     values: frozenset[float]
     start: int
     end: int
+    ordinal: bool = False
+    """Written as a rank (``第三次``, ``第 3 级``): grounded by a rank, not by an amount."""
 
 
 def normalise_digits(text: str) -> str:
@@ -170,7 +176,10 @@ def _arabic(text: str) -> list[Quantity]:
             values.add(value / 100)
         unit = _unit_after(text, match.end()) or ""
         shown = match.group().strip() + (" " + unit if unit else "")
-        found.append(Quantity(shown, frozenset(map(key, values)), match.start(), match.end()))
+        ordinal = _is_ordinal(text, match.start())
+        found.append(
+            Quantity(shown, frozenset(map(key, values)), match.start(), match.end(), ordinal)
+        )
     return found
 
 
@@ -195,16 +204,20 @@ def _chinese(text: str, *, strict: bool) -> list[Quantity]:
         if value is None:
             continue
         unit = _unit_after(text, match.end())
+        ordinal = _is_ordinal(text, match.start())
         if strict:
-            ordinal = text[max(0, match.start() - 1) : match.start()] in ("第", "其")
             article = run == "一" and (unit is None or unit in _ARTICLE_CLASSIFIERS)
             if unit is None or ordinal or article:
                 continue
         elif run == "一" and unit is None:
             continue
         shown = run + (unit or "")
-        found.append(Quantity(shown, frozenset({key(value)}), *match.span()))
+        found.append(Quantity(shown, frozenset({key(value)}), *match.span(), ordinal))
     return found
+
+
+def _is_ordinal(text: str, start: int) -> bool:
+    return text[max(0, start - 2) : start].rstrip().endswith(("第", "其"))
 
 
 def _value(part: str) -> float | None:
@@ -244,8 +257,13 @@ def quantities(text: str) -> list[Quantity]:
     return sorted(found, key=lambda quantity: quantity.start)
 
 
-def number_values(text: str) -> frozenset[float]:
-    """Every value a source mentions (generous reading), for grounding answers against it."""
-    text = normalise_digits(text)
+def number_values(text: str, *, ordinals: bool = False) -> frozenset[float]:
+    """Every amount a source mentions (generous reading), for grounding answers against it.
+
+    List numbering ("2. 退费申请…", "三、退费计算口径") is structure, not content, and is
+    left out; so are ranks (``第三次``) unless ``ordinals`` is set: "免费转班三次" is not
+    grounded by "第三次起收费".
+    """
+    text = _LIST_NUMBERING.sub(lambda match: " " * len(match.group()), normalise_digits(text))
     found = _arabic(text) + _chinese(text, strict=False) + _english(text, strict=False)
-    return frozenset(value for quantity in found for value in quantity.values)
+    return frozenset(v for q in found if ordinals or not q.ordinal for v in q.values)

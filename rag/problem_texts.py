@@ -81,5 +81,5 @@ class ProblemTexts:
 
     def unrelated(self, n: int, sentence: str) -> str:
         if self._zh:
-            return f"引用 [{n}] 对不上：资料 [{n}] 里没有这句话的任何内容「{excerpt(sentence)}」"
-        return f"source [{n}] doesn't support “{excerpt(sentence)}”: it shares none of its content"
+            return f"引用 [{n}] 对不上：资料 [{n}] 里几乎没有这句话的内容「{excerpt(sentence)}」"
+        return f"source [{n}] doesn't support “{excerpt(sentence)}”: it shares (almost) none of it"
