@@ -185,8 +185,10 @@ class ReviewState:
         *,
         prefix: str = DEFAULT_PREFIX,
         clock: Callable[[], float] = time.time,
+        owns_client: bool = False,
     ) -> None:
         self._redis = redis
+        self._owns_client = owns_client
         self._prefix = prefix
         self._clock = clock
         self._decisions: dict[str, Decision] = {}
@@ -196,7 +198,8 @@ class ReviewState:
 
     @classmethod
     def from_url(cls, redis_url: str | None, **options: Any) -> ReviewState:
-        return cls(None if redis_url is None else Redis.from_url(redis_url), **options)
+        redis = None if redis_url is None else Redis.from_url(redis_url)
+        return cls(redis, owns_client=redis is not None, **options)
 
     @property
     def _open_key(self) -> str:
@@ -306,5 +309,6 @@ class ReviewState:
         return sorted(reviews.values(), key=lambda review: review.ticket.created)
 
     async def aclose(self) -> None:
-        if self._redis is not None:
+        """Closes the Redis client only if this object made it (``from_url``)."""
+        if self._redis is not None and self._owns_client:
             await self._redis.aclose()

@@ -77,8 +77,12 @@ class MemoryStore:
 
 
 class RedisStore:
-    def __init__(self, client: Redis) -> None:
+    """Over a Redis client; closes it on :meth:`aclose` only when it owns it (``from_url``),
+    so a client shared with the dedupe and review state is closed by whoever made it."""
+
+    def __init__(self, client: Redis, *, owns_client: bool = False) -> None:
         self._client = client
+        self._owns_client = owns_client
 
     async def get(self, key: str) -> str | None:
         value = await self._client.get(key)
@@ -192,7 +196,7 @@ class ReviewedAnswers:
         """Redis when REDIS_URL is set, else in-process (single process only)."""
         if redis_url is None:
             return cls.in_memory(**options)
-        return cls(RedisStore(Redis.from_url(redis_url)), **options)
+        return cls(RedisStore(Redis.from_url(redis_url), owns_client=True), **options)
 
     def _answer_key(self, question: str, scope: str) -> str:
         return f"{self._prefix}answer:{question_digest(question, scope)}"

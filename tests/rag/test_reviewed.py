@@ -49,7 +49,7 @@ async def reviewed(
         return
     prefix = f"test:reviewed:{uuid.uuid4().hex}:"
     client = Redis.from_url(redis_url)
-    store = ReviewedAnswers(RedisStore(client), prefix=prefix)
+    store = ReviewedAnswers(RedisStore(client, owns_client=True), prefix=prefix)
     yield store
     keys = [key async for key in client.scan_iter(match=f"{prefix}*")]
     if keys:
@@ -129,7 +129,9 @@ async def test_rejected_draft_is_recognised_and_other_drafts_are_not(
 
 
 async def test_unreachable_redis_means_nothing_reviewed_not_an_error() -> None:
-    reviewed = ReviewedAnswers(RedisStore(Redis.from_url("redis://127.0.0.1:1/0")))
+    reviewed = ReviewedAnswers(
+        RedisStore(Redis.from_url("redis://127.0.0.1:1/0"), owns_client=True)
+    )
     index = FakeIndex(LEVELS)
 
     assert await reviewed.lookup("口语课有几级？", scope="all", index=index) is None
@@ -166,6 +168,16 @@ async def test_empty_reviewed_text_is_refused_at_once() -> None:
     reviewed = ReviewedAnswers(MemoryStore())
     with pytest.raises(ValueError, match="empty"):
         await reviewed.approve("q", scope="all", text="  ", sources=(), reviewer="U", at=AT)
+
+
+async def test_a_shared_redis_client_is_left_open_for_its_owner(redis_url: str) -> None:
+    client = Redis.from_url(redis_url)
+    reviewed = ReviewedAnswers(RedisStore(client), prefix=f"test:reviewed:{uuid.uuid4().hex}:")
+
+    await reviewed.aclose()
+
+    assert await client.ping()
+    await client.aclose()
 
 
 def test_invalid_ttl_names_the_setting_and_value() -> None:

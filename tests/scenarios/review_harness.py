@@ -98,10 +98,9 @@ class ReviewBot:
         client = web_client(
             BOT_TOKEN, base_url=self.slack.url, rate_limit=RateLimitRetry(sleep=_no_sleep)
         )
-        reviewed = ReviewedAnswers(
-            RedisStore(Redis.from_url(self.redis_url)), prefix=f"{self.prefix}reviewed:"
-        )
-        state = ReviewState(Redis.from_url(self.redis_url), prefix=f"{self.prefix}state:")
+        redis = Redis.from_url(self.redis_url)  # one client shared, as python -m bot does
+        reviewed = ReviewedAnswers(RedisStore(redis), prefix=f"{self.prefix}reviewed:")
+        state = ReviewState(redis, prefix=f"{self.prefix}state:")
         pipeline = Pipeline(
             index=INDEX,
             generator=Generator(self.model, RetryPolicy(max_attempts=1, sleep=_no_sleep)),
@@ -137,7 +136,7 @@ class ReviewBot:
         port = self._runner.addresses[0][1]
         self.url = f"http://127.0.0.1:{port}/slack/events"
         self._session = aiohttp.ClientSession()
-        self._closing = [pipeline, state, client.session]
+        self._closing = [pipeline, state, client.session, redis]
 
     async def close(self) -> None:
         if self._session is not None:
