@@ -1,0 +1,142 @@
+"""The production web app (``bot.__main__.create_web_app``) served on a free port for the
+reliability suite, with secrets that look like secrets so tests can scan for them.
+
+Unlike the scenario harness it can run over a real Redis (answer cache, dedupe, review state,
+reviewed answers all sharing the production client configuration) and any chat model, and
+sends requests signed with its own secret. Event builders come from the scenario harness.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import aiohttp
+from aiohttp import web
+from langchain_core.language_models import BaseChatModel
+from slack_sdk.signature import SignatureVerifier
+
+from bot.__main__ import create_web_app, redis_client, reviewed_answers
+from bot.settings import BotSettings
+from bot.slack_client import RateLimitRetry
+from rag.cache import AnswerCache, MemoryCache
+from rag.cache_redis import RedisCache
+from rag.index import Index
+from rag.llm import Generator
+from rag.pipeline import Pipeline
+from rag.retry import RetryPolicy
+from rag.settings import Settings
+from tests.fakes.slack_api import FakeSlackApi
+from tests.scenarios.harness import TEST_MIN_SCORE, counting
+
+BOT_TOKEN = "xoxb-4711-reliability-BOTTOKENSECRET"
+SIGNING_SECRET = "reliability-SIGNINGSECRET-9f3a"
+LLM_API_KEY = "sk-reliability-LLMKEYSECRET"
+REDIS_PASSWORD = "REDISPASSWORDSECRET"
+SECRETS = (BOT_TOKEN, SIGNING_SECRET, LLM_API_KEY, REDIS_PASSWORD)
+REVIEW_CHANNEL = "C0REVIEW"
+REVIEWER = "U0REVIEWER"
+
+
+async def no_wait(_: float) -> None:
+    return None
+
+
+def sign(
+    body: bytes, *, secret: str = SIGNING_SECRET, timestamp: int | None = None
+) -> dict[str, str]:
+    ts = str(int(time.time()) if timestamp is None else timestamp)
+    signature = SignatureVerifier(secret).generate_signature(timestamp=ts, body=body) or ""
+    return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": signature}
+
+
+@dataclass
+class Bot:
+    url: str
+    http: aiohttp.ClientSession
+
+    async def post(self, body: bytes, headers: dict[str, str]) -> int:
+        async with self.http.post(f"{self.url}/slack/events", data=body, headers=headers) as r:
+            await r.read()
+            return r.status
+
+    async def send(self, event_body: dict[str, Any], *, retry_num: int | None = None) -> int:
+        body = json.dumps(event_body).encode()
+        headers = {"Content-Type": "application/json", **sign(body)}
+        if retry_num is not None:
+            headers["X-Slack-Retry-Num"] = str(retry_num)
+            headers["X-Slack-Retry-Reason"] = "http_timeout"
+        return await self.post(body, headers)
+
+    async def click(self, payload: dict[str, Any]) -> int:
+        body = f"payload={quote(json.dumps(payload))}".encode()
+        headers = {"Content-Type": "application/x-www-form-urlencoded", **sign(body)}
+        return await self.post(body, headers)
+
+    async def get(self, path: str) -> tuple[int, str]:
+        async with self.http.get(f"{self.url}{path}") as response:
+            return response.status, await response.text()
+
+
+@asynccontextmanager
+async def serve(
+    slack: FakeSlackApi,
+    *,
+    index: Index,
+    model: BaseChatModel | None = None,
+    redis_url: str | None = None,
+    with_review: bool = True,
+    min_score: float = TEST_MIN_SCORE,
+    attempts: int = 2,
+) -> AsyncIterator[Bot]:
+    """The app as ``python -m bot`` composes it; ``redis_url`` may carry a password."""
+    redis = redis_client(redis_url)
+    reviewed = reviewed_answers(redis)
+    cache: AnswerCache = (
+        MemoryCache() if redis_url is None else RedisCache.from_url(redis_url, prefix="rel:")
+    )
+    pipeline = Pipeline(
+        index=index,
+        generator=Generator(model or counting(), RetryPolicy(max_attempts=attempts, sleep=no_wait)),
+        cache=cache,
+        min_score=min_score,
+        reviewed=reviewed,
+    )
+    settings = BotSettings(
+        rag=Settings(llm_api_key=LLM_API_KEY, redis_url=redis_url),
+        bot_token=BOT_TOKEN,
+        signing_secret=SIGNING_SECRET,
+        api_url=slack.url,
+        review_channel=REVIEW_CHANNEL,
+        reviewers=(REVIEWER,),
+    )
+    app = create_web_app(
+        settings,
+        pipeline=pipeline,
+        redis=redis,
+        reviewed=reviewed,
+        rate_limit=RateLimitRetry(sleep=no_wait, jitter=0),
+        with_review=with_review,
+    )
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+    await runner.setup()
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    await web.SockSite(runner, sock).start()
+    try:
+        async with aiohttp.ClientSession() as http:
+            yield Bot(f"http://127.0.0.1:{port}", http)
+    finally:
+        await runner.cleanup()
+
+
+def everything_posted(slack: FakeSlackApi) -> str:
+    """Every argument of every call the app made to Slack, as one string to scan."""
+    return "\n".join(json.dumps(call.args, ensure_ascii=False) for call in slack.calls)
