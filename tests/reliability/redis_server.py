@@ -24,15 +24,18 @@ def free_port() -> int:
 @dataclass
 class OwnRedis:
     port: int = field(default_factory=free_port)
+    password: str | None = None
     process: subprocess.Popen[str] | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        auth = f":{self.password}@" if self.password else ""
+        return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
+        auth = ("--requirepass", self.password) if self.password else ()
         self.process = subprocess.Popen(
-            [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", *NO_PERSISTENCE],
+            [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", *NO_PERSISTENCE, *auth],
             stdout=subprocess.PIPE,
             text=True,
         )
