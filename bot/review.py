@@ -25,9 +25,9 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.mrkdwn import escape, to_mrkdwn
 from bot.ports import Origin
-from bot.reply import render_answer
+from bot.reply import SlackMessage
+from bot.review_access import MEMBERS_TTL_SECONDS, Reviewers
 from bot.review_cards import (
     MAX_DRAFT_BLOCKS,
     ask_human_button,
@@ -37,17 +37,14 @@ from bot.review_cards import (
     read_back,
     review_card,
 )
+from bot.review_replies import colleague_answer, rejection, reviewed_answer
 from bot.review_state import Decision, OpenReview, ReviewState, Ticket, Verdict
-from bot.review_texts import texts_for
 from rag.chunks import Chunk
-from rag.language import detect_language
-from rag.messages import refusal_text
-from rag.results import Answer, Hit, Provenance, Refusal, Unverified
+from rag.results import Hit, Refusal, Unverified
 from rag.reviewed import ChunkSource, ReviewedAnswers, ReviewedSource, question_digest
 
 logger = logging.getLogger(__name__)
 
-MEMBERS_TTL_SECONDS = 60.0
 NEAR_MISSES = 3
 
 
@@ -79,12 +76,15 @@ class ReviewDesk:
     clock: Callable[[], float] = time.time
     new_id: Callable[[], str] = field(default=lambda: secrets.token_hex(8))
     members_ttl_seconds: float = MEMBERS_TTL_SECONDS
-    _members: tuple[float, frozenset[str]] | None = field(default=None, init=False)
+    _access: Reviewers = field(init=False)
 
     def __post_init__(self) -> None:
         if not self.review_channel:
             msg = "REVIEW_CHANNEL is empty; set it to the channel id that receives reviews"
             raise ValueError(msg)
+        self._access = Reviewers(
+            self.review_channel, self.reviewers, ttl_seconds=self.members_ttl_seconds
+        )
 
     # -- into review ------------------------------------------------------------------------
 
@@ -186,28 +186,7 @@ class ReviewDesk:
     # -- who may act ------------------------------------------------------------------------
 
     async def is_reviewer(self, client: AsyncWebClient, user: str) -> bool:
-        if self.reviewers is not None:
-            return user in self.reviewers
-        now = self.clock()
-        if self._members is None or now - self._members[0] > self.members_ttl_seconds:
-            try:
-                self._members = (now, await self._channel_members(client))
-            except SlackApiError:
-                logger.exception("could not list members of %s", self.review_channel)
-                return self._members is not None and user in self._members[1]
-        return user in self._members[1]
-
-    async def _channel_members(self, client: AsyncWebClient) -> frozenset[str]:
-        members: set[str] = set()
-        cursor = None
-        while True:
-            page = await client.conversations_members(
-                channel=self.review_channel, limit=1000, cursor=cursor
-            )
-            members.update(str(member) for member in page.get("members") or [])
-            cursor = (page.get("response_metadata") or {}).get("next_cursor")
-            if not cursor:
-                return frozenset(members)
+        return await self._access.allows(client, user)
 
     # -- decisions --------------------------------------------------------------------------
 
@@ -257,22 +236,20 @@ class ReviewDesk:
         text: str,
         at: datetime,
     ) -> None:
-        language = detect_language(question)
-        messages: list[tuple[str, list[dict[str, Any]]]] = []
+        messages: list[SlackMessage] = []
         if decision.verdict in ("approved", "edited"):
-            provenance = Provenance(reviewed_by=decision.reviewer, reviewed_at=at)
-            answer = Answer(question, text, self._hits(ticket), provenance=provenance)
-            messages = [(m.text, m.blocks) for m in render_answer(answer, language)]
+            hits = self._hits(ticket)
+            messages = reviewed_answer(question, text, hits, reviewer=decision.reviewer, at=at)
         elif decision.verdict == "rejected":
-            sentence = f"{refusal_text(language)}\n{texts_for(question).rejected_to_asker}"
-            messages = [(sentence, _section(escape(sentence)))]
+            messages = rejection(question)
         elif decision.verdict == "answered":
-            header = texts_for(question).colleague_answer.format(reviewer=decision.reviewer)
-            body = f"{header}\n{to_mrkdwn(text)}"
-            messages = [(body[:3900], _section(body))]
-        for message_text, blocks in messages:
+            messages = colleague_answer(question, text, reviewer=decision.reviewer)
+        for message in messages:
             await client.chat_postMessage(
-                channel=ticket.channel, thread_ts=ticket.thread_ts, text=message_text, blocks=blocks
+                channel=ticket.channel,
+                thread_ts=ticket.thread_ts,
+                text=message.text,
+                blocks=message.blocks,
             )
 
     def _hits(self, ticket: Ticket) -> tuple[Hit, ...]:
@@ -357,7 +334,3 @@ class ReviewDesk:
             "latency_s": round(decision.at - ticket.created, 3) if ticket.created else None,
         }
         logger.info("review_decision %s", json.dumps(line, separators=(",", ":")))
-
-
-def _section(text: str) -> list[dict[str, Any]]:
-    return [{"type": "section", "text": {"type": "mrkdwn", "text": text[:3000]}}]
