@@ -224,7 +224,7 @@ class ReviewDesk:
         if self.reviewed is not None and save:
             await self._remember(ticket, decision, question, draft, text, at)
         self._log(ticket, decision, question)
-        await self._update_card(client, card, decision, question, draft, text)  # last: visible
+        await self._update_card(client, ticket, card, decision, question, draft, text)
         return None
 
     async def _tell_asker(
@@ -266,6 +266,7 @@ class ReviewDesk:
     async def _update_card(
         self,
         client: AsyncWebClient,
+        ticket: Ticket,
         card: Card,
         decision: Decision,
         question: str,
@@ -276,7 +277,9 @@ class ReviewDesk:
         if not blocks:
             blocks = plain_blocks("q", question, 1) + plain_blocks("d", draft, MAX_DRAFT_BLOCKS)
         sent = text if decision.verdict in ("edited", "answered") else ""
-        summary, decided = decided_card(blocks, decision, question=question, sent=sent)
+        summary, decided = decided_card(
+            blocks, decision, question=question, sent=sent, review_id=ticket.review_id
+        )
         try:
             await client.chat_update(channel=card.channel, ts=card.ts, text=summary, blocks=decided)
         except SlackApiError:

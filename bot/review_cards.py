@@ -172,13 +172,20 @@ def read_back(blocks: Sequence[Block], prefix: str) -> str:
 
 
 def decided_card(
-    blocks: Sequence[Block], decision: Decision, *, question: str, sent: str = ""
+    blocks: Sequence[Block],
+    decision: Decision,
+    *,
+    question: str,
+    sent: str = "",
+    review_id: str = "",
 ) -> tuple[str, list[Block]]:
     """The card after a decision: buttons gone; outcome, reviewer and time (and what was sent
-    when it differs from the draft) added."""
+    when it differs from the draft) added, with the review id the decision log line names."""
     texts = texts_for(question)
     outcome = texts.outcomes[decision.verdict]
     line = f"{outcome} · <@{decision.reviewer}> · {slack_date(decision.at)}"
+    if review_id:
+        line += f" · `{escape(review_id)}`"
     if decision.reason:
         line += f"\n{texts.reason}: {escape(decision.reason)}"
     kept = [dict(block) for block in blocks if block.get("block_id") != ACTIONS_BLOCK]

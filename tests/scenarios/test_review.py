@@ -307,3 +307,43 @@ async def test_without_reviewers_set_the_review_channels_members_decide(
 
     after = await decided(slack_api, card)
     assert f"<@{OTHER_REVIEWER}>" in everything(after)
+
+
+async def test_a_decision_slack_cannot_deliver_leaves_the_card_open_for_another_try(
+    slack_api: FakeSlackApi, make_bot: MakeBot
+) -> None:
+    bot = await make_bot()
+    card = await card_for(slack_api, bot)
+    slack_api.fail("chat.postMessage", "not_in_channel")
+
+    await bot.click(card, "review_approve", user=REVIEWER)
+
+    await slack_api.wait_until(lambda: len(slack_api.ephemerals) == 1)
+    assert "卡片保持未处理" in slack_api.ephemerals[0].text
+    assert current(slack_api, card).edits == 0
+    await bot.click(card, "review_approve", user=REVIEWER)
+    after = await decided(slack_api, card)
+    assert "已批准并发送" in everything(after)
+
+
+async def test_each_decision_is_one_structured_log_line(
+    slack_api: FakeSlackApi, make_bot: MakeBot, caplog: pytest.LogCaptureFixture
+) -> None:
+    bot = await make_bot()
+    card = await card_for(slack_api, bot)
+    buttons = json.dumps(card.blocks)
+
+    with caplog.at_level("INFO", logger="bot.review"):
+        await bot.click(card, "review_approve", user=REVIEWER)
+        await decided(slack_api, card)
+
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("review_decision")]
+    assert len(lines) == 1
+    fields = json.loads(lines[0].removeprefix("review_decision "))
+    assert fields["verdict"] == "approved"
+    assert fields["reviewer"] == REVIEWER
+    assert len(fields["question_hash"]) == 16
+    assert IN_KB not in lines[0]
+    assert 0 <= fields["latency_s"] < 60
+    assert fields["review_id"] in buttons  # the ticket on the card's buttons
+    assert fields["review_id"] in everything(current(slack_api, card))  # and on the decided card
