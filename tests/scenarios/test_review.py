@@ -347,3 +347,21 @@ async def test_each_decision_is_one_structured_log_line(
     assert 0 <= fields["latency_s"] < 60
     assert fields["review_id"] in buttons  # the ticket on the card's buttons
     assert fields["review_id"] in everything(current(slack_api, card))  # and on the decided card
+
+
+async def test_an_edit_submitted_after_a_restart_with_a_flushed_redis_still_lands(
+    slack_api: FakeSlackApi, make_bot: MakeBot, redis_url: str
+) -> None:
+    bot = await make_bot()
+    card = await card_for(slack_api, bot)
+    await bot.click(card, "review_edit", user=REVIEWER)
+    await slack_api.wait_until(lambda: len(slack_api.views) == 1)
+
+    await bot.restart()
+    await flush(redis_url, bot.prefix)
+    await bot.submit(slack_api.views[0], {"text_input": text_input(EDITED)}, user=REVIEWER)
+
+    after = await decided(slack_api, card)
+    assert "已修改并发送" in everything(after)
+    assert "口语课一共六级" in everything(after)  # the card keeps the draft it was built with
+    assert len([m for m in slack_api.in_channel(ASK_CHANNEL) if EDITED in m.text]) == 1
