@@ -15,10 +15,11 @@ The labelled set is built at run time, deterministically (fixed seed), from two 
    span, two sentences, lead-in, marker after the full stop, numbers rewritten as Chinese
    numerals / with thousands separators / full-width, a correct sum appended).
 
-Every correct answer (from either place) also yields faulty variants: a number altered, a
-number invented, a reference to a source that doesn't exist, wrong arithmetic, the citation
-moved to another retrieved source (cmrc only, see ``HAND_WRITTEN_ONLY``), the last sentence's
-citation dropped.
+The offline extractive answerer's reply to each question over the same hits is added as a
+correct answer too. Every correct answer (from either place) also yields faulty variants: a
+number altered, a number invented, a reference to a source that doesn't exist, wrong
+arithmetic, the citation moved to another retrieved source (cmrc only, see
+``HAND_WRITTEN_ONLY``), the last sentence's citation dropped.
 
 Run: ``.venv/bin/python -m bench.checker [--queries 150] [--seed 2026] [--verbose]``
 """
@@ -38,8 +39,9 @@ from pathlib import Path
 from bench.checker_faults import EXPECTED_KIND, FAULTS, arabic_numbers, cite, sum_sentence
 from rag.chunks import Chunk
 from rag.citations import check
-from rag.extractive import split_sentences
+from rag.extractive import extractive_answer, split_sentences
 from rag.lexical import LexicalIndex
+from rag.prompt import PromptSource
 from rag.results import Hit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -198,6 +200,23 @@ def cmrc_cases(data_dir: Path, n_queries: int, rng: random.Random) -> list[Case]
     return cases
 
 
+def extractive_cases(cases: Sequence[Case]) -> list[Case]:
+    """What the offline extractive answerer says to each distinct question over the same hits:
+    verbatim quotes, so every one must pass (refusals included)."""
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+    out: list[Case] = []
+    for case in cases:
+        identity = (case.question, tuple(hit.chunk.text for hit in case.hits))
+        if identity in seen:
+            continue
+        seen.add(identity)
+        sources = [PromptSource(n, "", hit.chunk.text) for n, hit in enumerate(case.hits, 1)]
+        answer = extractive_answer(case.question, sources)
+        base = case.id.split("/")[0]
+        out.append(replace(case, id=f"{base}/extractive", label="ok", answer=answer, note=""))
+    return out
+
+
 def with_faults(cases: Sequence[Case], rng: random.Random) -> list[Case]:
     """The correct cases, their faulty variants, and the hand-written faulty cases."""
     out = list(cases)
@@ -282,6 +301,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         base += cmrc_cases(args.data, args.queries, rng)
     else:
         print(f"(no {args.data}: sample-docs cases only)")
+    base += extractive_cases(base)
     report(with_faults(base, rng), verbose=args.verbose)
 
 

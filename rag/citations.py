@@ -108,10 +108,11 @@ class Report:
 
 def _needs_source(sentence: Sentence, has_quantity: bool) -> bool:
     plain = sentence.plain
+    if plain.endswith((":", "：")):
+        return False  # a lead-in: what it introduces carries the citations (its numbers are
+        # still checked against them)
     if has_quantity:
         return True
-    if plain.endswith((":", "：")):
-        return False
     exempt = _EXEMPT.search(plain)
     if exempt and len(terms(plain[: exempt.start()] + plain[exempt.end() :])) < SUBSTANTIVE_TERMS:
         return False  # only courtesy or "the documents don't say": nothing to source

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from rag.citations import Problem, check, cited_numbers
+from rag.citations import Problem, Report, check, cited_numbers
+from rag.extractive import extractive_answer
 from rag.messages import REFUSAL
+from rag.prompt import PromptSource
 from rag.results import Hit
-from tests.rag.factories import policy_hits
+from tests.rag.factories import LEAVE_TEXT, LEVELS_TEXT, REFUND_TEXT, make_hit, policy_hits
 
 REFUND_QUESTION = "我报了流利级，交了 4800 元，还剩 12 课时没上，现在退费能退多少？"
 SEED_REFUND_ANSWER = (
@@ -120,3 +122,172 @@ def test_six_levels_of_twelve_lessons_is_caught_as_invented_numbers() -> None:
 def test_eighty_percent_refund_is_caught_as_an_invented_number() -> None:
     report = check("按剩余课时的 80% 退[1]。", policy_hits())
     assert report.messages == ("数字「80%」在所引资料 [1] 里找不到，也不是回答中算式的结果",)
+
+
+def test_the_seed_refund_answer_without_the_question_asks_where_twelve_came_from() -> None:
+    report = check(SEED_REFUND_ANSWER, policy_hits())
+    assert [p.kind for p in report.problems] == ["ungrounded_number"]
+    assert "「12」" in report.problems[0].message
+
+
+# --- ungrounded_number ---------------------------------------------------------------------
+
+
+def test_numbers_written_differently_from_the_source_are_grounded() -> None:
+    text = (
+        "口语课共分4个级别，每个级别十六课时，每课时四十五分钟[2]；"
+        "手续费为百分之五，最低 ５０ 元[1]。"
+    )
+    assert check(text, policy_hits()).ok
+
+
+def test_results_of_correct_arithmetic_are_grounded_afterwards() -> None:
+    text = "可退 4800 × 12 ÷ 16 = 3600 元[1]。扣除 5% 手续费 180 元后，应退 3420 元[1]。"
+    report = check(text, policy_hits(), question="还剩 12 课时")
+    assert [p.kind for p in report.problems] == ["ungrounded_number"]
+    assert "「180 元」「3420 元」" in report.problems[0].message
+
+
+def test_a_number_must_be_in_the_source_the_sentence_cites_not_just_any_source() -> None:
+    report = check("每个级别 16 课时，每课时 45 分钟[1]。", policy_hits())
+    assert [p.kind for p in report.problems] == ["ungrounded_number"]
+    assert "「45 分钟」" in report.problems[0].message
+
+
+def test_an_uncited_sentence_is_checked_against_its_paragraphs_citations() -> None:
+    text = "流利级原价 4800 元，共 16 课时[1]。\n\n每课时 60 分钟[2]。另外每课时 90 分钟。"
+    kinds_found = kinds(text)
+    assert kinds_found.count("ungrounded_number") == 2
+    assert "no_citation" in kinds_found
+
+
+def test_dates_are_grounded_by_their_parts() -> None:
+    hits = policy_hits()
+    assert check("Unused leave expires on 31 March of the following year [3].", hits).ok
+    assert kinds("Unused leave expires on 30 June of the following year [3].", hits) == [
+        "ungrounded_number"
+    ]
+
+
+def test_an_english_answer_with_an_invented_number_gets_an_english_message() -> None:
+    report = check("Full-time employees receive 25 days of paid annual leave [3].", policy_hits())
+    assert report.messages == (
+        "“25” not found in the cited source [3], nor the result of a calculation in the answer",
+    )
+
+
+# --- wrong_arithmetic ----------------------------------------------------------------------
+
+
+def test_the_seed_formula_with_a_wrong_result_is_caught_once() -> None:
+    text = "应退 4800 × 12 ÷ 16 − 4800 × 12 ÷ 16 × 5% = 3500 元[1]。"
+    report = check(text, policy_hits(), question=REFUND_QUESTION)
+    assert report.messages == (
+        "算式算错了：4800 × 12 ÷ 16 − 4800 × 12 ÷ 16 × 5% = 3500 元，左边实际等于 3420，不是 3500",
+    )
+
+
+def test_wrong_arithmetic_in_english_is_named_in_english() -> None:
+    hits = [make_hit("The meal allowance is 120 CNY per full day and 60 CNY on travel days.")]
+    report = check("Allowance: 60 + 120 + 60 = 260 CNY [1].", hits)
+    assert [p.kind for p in report.problems] == ["wrong_arithmetic"]
+    assert report.messages[0].startswith("wrong arithmetic: 60 + 120 + 60 = 260 CNY")
+
+
+# --- unrelated_source ----------------------------------------------------------------------
+
+
+def test_a_citation_to_a_source_sharing_nothing_is_caught() -> None:
+    hits = [make_hit(REFUND_TEXT), make_hit(LEVELS_TEXT, source="courses/levels.md")]
+    report = check("退费时收取退款金额的手续费[2]。", hits)
+    assert [p.kind for p in report.problems] == ["unrelated_source"]
+    assert report.problems[0].message.startswith("引用 [2] 对不上")
+
+
+def test_a_citation_to_a_near_miss_while_another_source_holds_the_sentence_is_caught() -> None:
+    hits = [
+        make_hit("教材费每个级别 280 元，随课程一起缴纳；教材发放后不予退还。"),
+        make_hit("学员完成一个级别后，可自行决定是否继续报读下一级别。", source="courses.md"),
+    ]
+    assert "unrelated_source" in kinds("教材发放后不予退还，随课程一起缴纳[2]。", hits)
+    assert check("教材发放后不予退还，随课程一起缴纳[1]。", hits).ok
+
+
+def test_a_paraphrase_sharing_a_term_with_its_source_passes() -> None:
+    assert check("退费是按照还没上的课时来算的[1]。", policy_hits()).ok
+
+
+def test_a_source_in_another_language_is_not_compared_term_by_term() -> None:
+    hits = [make_hit(REFUND_TEXT)]
+    assert check("The handling fee is 5% of the refund, at least 50 yuan [1].", hits).ok
+
+
+def test_a_source_that_supplies_the_numbers_of_a_calculation_is_related() -> None:
+    text = "剩余 16 − 4 = 12 课时，差价为（5600 − 4800）× 12 ÷ 16 = 600 元[1][2]。"
+    hits = [
+        make_hit("转级差价 =（新级别课程费 − 原级别课程费）× 剩余课时 ÷ 16。"),
+        make_hit("| 流利级 | 4800 元 |\n| 商务级 | 5600 元 |", source="courses.md"),
+    ]
+    assert check(text, hits, question="流利级上了 4 课时").ok
+
+
+# --- the offline extractive answerer always passes -----------------------------------------
+
+REALISTIC_SOURCES = [
+    make_hit(REFUND_TEXT),
+    make_hit(LEVELS_TEXT, source="courses/levels.md"),
+    make_hit(LEAVE_TEXT, source="hr/leave.md"),
+    make_hit(
+        "学员单独报读流利级，实付课程费 4800 元，剩余 12 课时（共 16 课时）：\n\n"
+        "- 可退金额：4800 × 12 ÷ 16 = 3600 元\n- 手续费：3600 × 5% = 180 元\n"
+        "- 实际退费：3600 − 180 = 3420 元",
+        source="refund.md",
+    ),
+    make_hit(
+        "| 级别 | 课程费 | 教材费 |\n| --- | --- | --- |\n| 入门级 | 3600 元 | 280 元 |\n"
+        "| 流利级 | 4800 元 | 280 元 |\n\n教材费每个级别 280 元，教材发放后不予退还。"
+        "第三次起每次收取 100 元服务费。",
+        source="courses.md",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "口语课一共有几级？",
+        "流利级还剩 12 课时，退费能退多少？",
+        "教材费能退吗？",
+        "每课时多长时间？",
+        "手续费怎么收？",
+        "How many days of annual leave do employees get?",
+        "When does unused leave expire?",
+        "入门级多少钱？",
+        "你们的雅思保过班多少钱？",
+    ],
+)
+def test_the_extractive_answerers_answers_always_pass(question: str) -> None:
+    sources = [PromptSource(n, "", hit.chunk.text) for n, hit in enumerate(REALISTIC_SOURCES, 1)]
+    answer = extractive_answer(question, sources)
+    assert check(answer, REALISTIC_SOURCES, question=question).ok, answer
+
+
+# --- the report ------------------------------------------------------------------------------
+
+
+def test_problem_kinds_are_validated_with_the_allowed_values_in_the_message() -> None:
+    with pytest.raises(ValueError, match="'made_up' is not one of"):
+        Problem("made_up", "x")
+
+
+def test_a_report_without_problems_is_ok_and_lists_messages_in_order() -> None:
+    assert Report().ok
+    report = check("按剩余课时的 80% 退[7]。口语课一共六级[2]。", policy_hits())
+    assert not report.ok
+    assert [p.kind for p in report.problems] == ["unknown_reference", "ungrounded_number"]
+    assert report.messages[0] == "引用了不存在的编号 [7]，本次只提供了 1~3"
+
+
+def test_an_answer_with_no_sources_at_all_says_none_were_provided() -> None:
+    report = check("退费时收取 5% 的手续费[1]。", [])
+    assert report.messages[0] == "引用了不存在的编号 [1]，本次没有提供任何资料"
