@@ -26,10 +26,15 @@ from langchain_text_splitters import (
 from rag.chunks import Chunk
 from rag.documents import SourceDocument
 
-DEFAULT_CHUNK_SIZE = 300
-"""Characters; a policy paragraph of a few sentences, one or two rules with their numbers."""
-DEFAULT_CHUNK_OVERLAP = 50
-"""Characters; about one short sentence, so a rule cut in two still reads whole in one chunk."""
+DEFAULT_CHUNK_SIZE = 500
+"""Characters; a policy paragraph of a few sentences, one or two rules with their numbers.
+
+Measured with ``python -m rag eval`` on cmrc2018-trial (hybrid BM25 + e5): 300/50 -> answer
+Recall@1 0.896, @5 0.984, median first source 275 chars; 400/100 -> 0.936, 0.984, 363 chars;
+500/100 -> 0.962, 0.990, 428 chars. Smaller chunks cut answers (a rule and its number) apart.
+"""
+DEFAULT_CHUNK_OVERLAP = 100
+"""Characters; one or two short sentences, so a rule cut in two still reads whole in one chunk."""
 
 SEPARATORS = [
     "\n\n",
