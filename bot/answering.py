@@ -11,6 +11,7 @@ traceback goes to the log. One structured log line per question (:mod:`bot.quest
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Sequence
@@ -33,6 +34,11 @@ from rag.results import Answer, Refusal, Result, Unverified
 
 logger = logging.getLogger(__name__)
 
+MAX_CONCURRENT_ANSWERS = 8
+"""Questions answered at once per process; the rest wait (their placeholder already shown).
+Answering is mostly CPU on this event loop, so more at once only makes Slack's acks wait:
+with a burst of 200 mentions and no limit, acks queued behind answer work for over a second."""
+
 
 def _ms(since: float) -> float:
     return (time.perf_counter() - since) * 1000
@@ -46,11 +52,16 @@ class Responder:
         review: ReviewHooks | None = None,
         log_questions: bool = False,
         max_question_chars: int = MAX_QUESTION_CHARS,
+        max_concurrent: int = MAX_CONCURRENT_ANSWERS,
     ) -> None:
+        if max_concurrent < 1:
+            msg = f"max_concurrent ({max_concurrent}) must be at least 1"
+            raise ValueError(msg)
         self.answerer = answerer
         self.review = review
         self.log_questions = log_questions
         self.max_question_chars = max_question_chars
+        self._slots = asyncio.Semaphore(max_concurrent)
 
     async def respond(self, client: AsyncWebClient, asked: Incoming) -> None:
         started = time.perf_counter()
@@ -74,7 +85,10 @@ class Responder:
                 channel_type=asked.channel_type,
                 question=question,
             )
-            messages = await self._answer(client, question, origin, language, log)
+            queued = time.perf_counter()
+            async with self._slots:
+                log.timings_ms["queued"] = _ms(queued)
+                messages = await self._answer(client, question, origin, language, log)
             if was_cut:
                 notice = texts.QUESTION_CUT[language].format(limit=self.max_question_chars)
                 first = messages[0]

@@ -50,6 +50,8 @@ class Call:
     token: str | None
     response: Reply
     status: int = 200
+    at: float = field(default_factory=time.perf_counter)
+    """When the fake received it (``time.perf_counter``): latency measurements in bench/."""
 
 
 @dataclass(slots=True)
