@@ -255,6 +255,9 @@ def edit_modal(metadata: str, *, question: str, draft: str) -> Block:
         *plain_blocks("q", question, 1),
         _text_input(TEXT_INPUT, texts.answer_label, initial=draft),
     ]
+    if len(draft) > MAX_INPUT_CHARS:
+        note = escape(texts.draft_cut.format(limit=MAX_INPUT_CHARS))
+        blocks.insert(2, {"type": "context", "elements": [{"type": "mrkdwn", "text": note}]})
     return _modal(EDIT_SUBMIT, texts.edit_title, texts.send, metadata, blocks)
 
 

@@ -44,6 +44,8 @@ class Texts:
     only_reviewers: str
     already_decided: str
     not_delivered: str
+    modal_failed: str
+    draft_cut: str
     rejected_to_asker: str
     colleague_answer: str
     asked_human: str
@@ -94,6 +96,8 @@ ZH = Texts(
     only_reviewers="只有复核人员可以操作这张卡片。",
     already_decided="这条已由 <@{reviewer}> 于 {date} 处理（{outcome}）。",
     not_delivered="没能把结果发到提问人的对话里，卡片保持未处理，请稍后再试。",
+    modal_failed="表单没能打开（Slack 只给 3 秒），请再点一次。",
+    draft_cut="草稿超过表单能容纳的 {limit} 字，这里只显示前 {limit} 字；发送的就是框里的内容。",
     rejected_to_asker="同事看过了这个问题，可能会在这里跟进。",
     colleague_answer="💬 同事 <@{reviewer}> 的回答：",
     asked_human="已转给同事，他们会在这里回复你。",
@@ -149,6 +153,11 @@ EN = Texts(
     not_delivered=(
         "I couldn't post the outcome in the asker's thread, so the card stays open; "
         "please try again in a moment."
+    ),
+    modal_failed="The form didn't open in time (Slack allows 3 seconds); please click again.",
+    draft_cut=(
+        "The draft is longer than a form can hold ({limit} characters); only the start is "
+        "shown, and what is in the box is what will be sent."
     ),
     rejected_to_asker="A colleague has looked at this and may follow up here.",
     colleague_answer="💬 Answer from a colleague, <@{reviewer}>:",

@@ -178,7 +178,7 @@ def register_review(app: AsyncApp, desk: ReviewDesk) -> None:
             await client.views_open(trigger_id=click.trigger_id, view=view)
         except SlackApiError:
             logger.exception("review modal for %s did not open", click.ticket.review_id)
-            await _tell(client, click.card.channel, click.user, texts.not_delivered)
+            await _tell(client, click.card.channel, click.user, texts.modal_failed)
 
     def modal_click(kind: str) -> Callable[[Ack, Body, AsyncWebClient], Awaitable[None]]:
         # A closure, not a default argument: bolt injects listener arguments by name.

@@ -217,3 +217,16 @@ def test_home_stays_within_the_block_limit_with_many_reviews() -> None:
 )
 def test_age_is_short_and_human(seconds: float, shown: str) -> None:
     assert age(seconds) == shown
+
+
+def test_edit_modal_says_when_a_long_draft_is_cut_to_fit() -> None:
+    long_draft = "退费按剩余课时计算[1]。" * 400
+
+    view = edit_modal("{}", question=QUESTION, draft=long_draft)
+
+    def notes(view: dict[str, Any]) -> list[dict[str, Any]]:
+        return [block for block in view["blocks"] if block["type"] == "context"]
+
+    assert view_problems(view) == []
+    assert "3000" in all_text(notes(view))
+    assert notes(edit_modal("{}", question=QUESTION, draft=DRAFT)) == []

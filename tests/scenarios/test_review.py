@@ -365,3 +365,18 @@ async def test_an_edit_submitted_after_a_restart_with_a_flushed_redis_still_land
     assert "已修改并发送" in everything(after)
     assert "口语课一共六级" in everything(after)  # the card keeps the draft it was built with
     assert len([m for m in slack_api.in_channel(ASK_CHANNEL) if EDITED in m.text]) == 1
+
+
+async def test_a_modal_slack_refuses_to_open_tells_the_reviewer_to_click_again(
+    slack_api: FakeSlackApi, make_bot: MakeBot
+) -> None:
+    bot = await make_bot()
+    card = await card_for(slack_api, bot)
+    slack_api.trigger_ttl_seconds = -1.0  # every trigger_id arrives expired
+
+    await bot.click(card, "review_edit", user=REVIEWER)
+
+    await slack_api.wait_until(lambda: len(slack_api.ephemerals) == 1)
+    assert "再点一次" in slack_api.ephemerals[0].text
+    assert slack_api.calls_to("views.open")[0].response["error"] == "expired_trigger_id"
+    assert current(slack_api, card).edits == 0
