@@ -19,6 +19,7 @@ from rag.cache import AnswerCache, cache_key, normalize_question
 from rag.citations import check
 from rag.index import Index
 from rag.language import detect_language
+from rag.leak import recites_rules
 from rag.llm import Generator
 from rag.messages import is_refusal_text, refusal_text
 from rag.prompt import PROMPT_VERSION, build_messages
@@ -85,6 +86,12 @@ class Pipeline:
         step = time.perf_counter()
         draft = await self.generator.generate(build_messages(question, hits))
         timings["generate"] = _ms(step)
+        if recites_rules(draft):
+            # Talked into reciting its rules: nobody sees that, not even a reviewer.
+            timings["total"] = _ms(started)
+            return Refusal(
+                question, refusal_text(language), hits, reason="recited_rules", timings_ms=timings
+            )
         if is_refusal_text(draft):
             timings["total"] = _ms(started)
             return Refusal(
