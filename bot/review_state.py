@@ -37,6 +37,8 @@ MAX_VALUE_CHARS = 2000
 """Slack's limit on a button value."""
 
 DECISION_TTL_SECONDS = 30 * 86400
+MAX_LOCAL = 10_000
+"""Decisions and "once" marks this process remembers (oldest forgotten first)."""
 DEFAULT_PREFIX = "citebot:review:"
 
 
@@ -193,7 +195,7 @@ class ReviewState:
         self._clock = clock
         self._decisions: dict[str, Decision] = {}
         self._open: dict[str, OpenReview] = {}
-        self._marks: set[str] = set()
+        self._marks: dict[str, None] = {}
         self._claiming: dict[str, asyncio.Lock] = {}
 
     @classmethod
@@ -232,14 +234,20 @@ class ReviewState:
                         review_id,
                         exc_info=True,
                     )
-            self._decisions[review_id] = decision
+            self._remember(self._decisions, review_id, decision)
             return None
+
+    @staticmethod
+    def _remember(store: dict[str, Any], key: str, value: Any) -> None:
+        store[key] = value
+        while len(store) > MAX_LOCAL:
+            del store[next(iter(store))]
 
     async def first(self, key: str, *, ttl_seconds: int = DECISION_TTL_SECONDS) -> bool:
         """``True`` only for the first caller with ``key`` (e.g. one "Ask a human" per reply)."""
         if key in self._marks:
             return False
-        self._marks.add(key)
+        self._remember(self._marks, key, None)
         if self._redis is not None:
             try:
                 return bool(

@@ -156,3 +156,15 @@ def test_ticket_value_stays_within_slacks_limit_by_dropping_trailing_sources() -
 def test_foreign_button_values_are_rejected_clearly(value: str) -> None:
     with pytest.raises(TicketError):
         Ticket.from_value(value)
+
+
+async def test_this_process_forgets_its_oldest_decisions_beyond_its_cap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("bot.review_state.MAX_LOCAL", 3)
+    state = ReviewState()
+    for n in range(5):
+        assert await state.claim(f"r{n}", decision("UALICE")) is None
+
+    assert await state.decision("r0") is None
+    assert await state.decision("r4") == decision("UALICE")
