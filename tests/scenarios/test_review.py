@@ -86,21 +86,28 @@ async def decided(slack: FakeSlackApi, card: Message) -> Message:
     return current(slack, card)
 
 
+@pytest.mark.parametrize(
+    ("draft", "problem"),
+    [(INVENTED, "六"), ("口语课共分四个级别[7]。", "7")],
+    ids=["invented-number", "unknown-reference"],
+)
 async def test_unverified_draft_goes_to_reviewers_not_to_the_asker(
-    slack_api: FakeSlackApi, make_bot: MakeBot
+    slack_api: FakeSlackApi, make_bot: MakeBot, draft: str, problem: str
 ) -> None:
-    bot = await make_bot()
+    bot = await make_bot(model=ScriptedChatModel(replies=[draft]))
 
     card = await card_for(slack_api, bot)
 
     shown = everything(card)
-    for expected in (f"<@{ASKER}>", f"<#{ASK_CHANNEL}>", IN_KB, "口语课一共六级", "archives/C0ASK"):
+    for expected in (f"<@{ASKER}>", f"<#{ASK_CHANNEL}>", IN_KB, draft, "archives/C0ASK"):
         assert expected in shown
+    labels = [json.dumps(block, ensure_ascii=False) for block in card.blocks]
+    listed = card.blocks[next(n for n, b in enumerate(labels) if "核对发现的问题" in b) + 1]
+    assert problem in listed["text"]["text"]
     assert "levels.md" in shown
     assert "—" in shown  # each source with its score
     assert "Approve" in shown or "批准并发送" in shown
-    await slack_api.wait_until(lambda: any("人工复核" in m.text for m in slack_api.messages))
-    assert not any("六级" in everything(m) for m in slack_api.in_channel(ASK_CHANNEL))
+    assert not any(draft in everything(m) for m in slack_api.in_channel(ASK_CHANNEL))
 
 
 async def test_approve_posts_the_draft_in_the_askers_thread_and_updates_the_card(
