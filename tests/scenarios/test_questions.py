@@ -8,7 +8,7 @@ from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
 from bot.reply import SOURCE_ACTION_PREFIX
-from bot.texts import HELP, QUESTION_CUT, WORKING
+from bot.texts import HELP, QUESTION_CUT, UNVERIFIED, WORKING
 from rag.index import Index
 from rag.messages import model_failure_text, refusal_text
 from rag.pipeline import MAX_QUESTION_CHARS
@@ -19,6 +19,7 @@ from tests.scenarios.harness import (
     DM,
     IN_KB,
     OUT_OF_KB,
+    REVIEW_CHANNEL,
     counting,
     direct,
     envelope,
@@ -195,3 +196,22 @@ async def test_overlong_question_is_cut_and_the_asker_told(
         [reply] = await _final(slack_api)
     notice = QUESTION_CUT["zh"].format(limit=MAX_QUESTION_CHARS)
     assert notice in str(reply.blocks[0])
+
+
+async def test_unverified_draft_reaches_the_review_channel_not_the_asker(
+    slack_api: FakeSlackApi, docs_index: Index
+) -> None:
+    model = counting(
+        GenericFakeChatModel(messages=iter([AIMessage(content="口语课一共六级[7]。")]))
+    )
+    async with start_bot(slack_api, index=docs_index, model=model, with_review=True) as bot:
+        event = mention(IN_KB)
+        await bot.send(envelope(event))
+        await slack_api.wait_for_messages(1, channel=REVIEW_CHANNEL)
+        await _final(slack_api)
+    [note] = slack_api.in_channel(CHANNEL)
+    assert note.text == UNVERIFIED["zh"]
+    assert note.thread_ts == event["ts"]
+    assert "六级" not in note.text
+    [card] = slack_api.in_channel(REVIEW_CHANNEL)
+    assert "六级" in str(card.blocks)
