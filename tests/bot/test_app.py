@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from urllib.parse import quote
 
 import pytest
@@ -64,7 +65,7 @@ async def test_a_failing_click_is_logged_with_traceback_and_the_clicker_told(
         ],
     }
     body = f"payload={quote(json.dumps(payload))}"
-    headers = {"content-type": "application/x-www-form-urlencoded"}
+    headers: dict[str, str | Sequence[str]] = {"content-type": "application/x-www-form-urlencoded"}
     headers.update({k.lower(): v for k, v in sign(body.encode()).items()})
     with caplog.at_level(logging.ERROR):
         response = await app.async_dispatch(AsyncBoltRequest(body=body, headers=headers))
