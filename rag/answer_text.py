@@ -12,7 +12,7 @@ and bigrams generic enough to appear anywhere (可以, 根据, 资料…).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rag.lexical import features
 from rag.numbers import words
@@ -26,10 +26,14 @@ MAX_RANGE = 20
 SENTENCE_END = re.compile(r"[。！？；!?]+[”’」』）)\"']*|\.(?=\s|$)[”’\"')]*")
 _LEADING_MARKERS = re.compile(rf"^\s*(?:{MARKER.pattern}\s*)+")
 _BLOCK_START = re.compile(
-    r"^\s*(?:[-*+•>|]|#{1,6}\s|\d{1,2}(?:[.．](?!\d)|[)、])|[(（]\d{1,2}[)）]|[一二三四五六七八九十]+、)"
+    r"^\s*(?:[-*+•](?=\s)|[>|]|#{1,6}\s|\d{1,2}(?:[.．](?!\d)|[)、])|[(（]\d{1,2}[)）]"
+    r"|[一二三四五六七八九十]+、)"
 )
+"""A line that starts its own paragraph: list item ("- ", "1. ", "（2）", "三、"), quote, table
+row or heading. Bold text ("**计算**") is not a bullet."""
 _LIST_MARKER = re.compile(
-    r"^\s*(?:[-*+•>]+|#{1,6}|\d{1,2}(?:[.．](?!\d)|[)、])|[(（]\d{1,2}[)）]|[一二三四五六七八九十]+、)\s*"
+    r"^\s*(?:[-*+•](?=\s)|>+|#{1,6}|\d{1,2}(?:[.．](?!\d)|[)、])|[(（]\d{1,2}[)）]"
+    r"|[一二三四五六七八九十]+、)\s*"
 )
 _STOP_CHARS = frozenset("的了是在和与及或也都就我你您他她它们这那吗呢吧啊")
 _GENERIC = frozenset(
@@ -77,7 +81,17 @@ class Sentence:
     """Markers removed, list marker stripped: what numbers and terms are read from."""
     cites: tuple[int, ...]
     paragraph: int
+    """Sentences of one paragraph share citations placed after them (blank lines, list items,
+    headings and table rows start a new paragraph)."""
     whole_line: bool
+    block: int = 0
+    """Lines between blank lines: a cited lead-in covers the list or table under it."""
+    item: bool = False
+    """The line is a list item, heading, quote or table row."""
+
+    @property
+    def lead_in(self) -> bool:
+        return self.plain.endswith((":", "："))
 
 
 def _pieces(line: str) -> list[str]:
@@ -101,10 +115,13 @@ def _pieces(line: str) -> list[str]:
 def sentences(text: str) -> list[Sentence]:
     """The sentences of ``text`` in order, each with the markers it carries."""
     found: list[Sentence] = []
-    paragraph = 0
+    paragraph = block = 0
     for line in text.splitlines():
-        if not line.strip() or _BLOCK_START.match(line):
-            paragraph += 1
+        if not line.strip():
+            paragraph, block = paragraph + 1, block + 1
+            continue
+        item = _BLOCK_START.match(line) is not None
+        paragraph += item
         pieces = _pieces(line)
         for piece in pieces:
             plain = _LIST_MARKER.sub("", MARKER.sub(" ", piece)).strip()
@@ -112,12 +129,12 @@ def sentences(text: str) -> list[Sentence]:
                 if found and MARKER.search(piece):
                     last = found[-1]
                     cites = tuple(sorted({*last.cites, *cited_numbers(piece)}))
-                    found[-1] = Sentence(
-                        last.text + piece, last.plain, cites, last.paragraph, last.whole_line
-                    )
+                    found[-1] = replace(last, text=last.text + piece, cites=cites)
                 continue
             cites = tuple(cited_numbers(piece))
-            found.append(Sentence(piece.strip(), plain, cites, paragraph, len(pieces) == 1))
+            found.append(
+                Sentence(piece.strip(), plain, cites, paragraph, len(pieces) == 1, block, item)
+            )
     return found
 
 

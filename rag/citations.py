@@ -108,7 +108,7 @@ class Report:
 
 def _needs_source(sentence: Sentence, has_quantity: bool) -> bool:
     plain = sentence.plain
-    if plain.endswith((":", "：")):
+    if sentence.lead_in:
         return False  # a lead-in: what it introduces carries the citations (its numbers are
         # still checked against them)
     if has_quantity:
@@ -116,8 +116,11 @@ def _needs_source(sentence: Sentence, has_quantity: bool) -> bool:
     exempt = _EXEMPT.search(plain)
     if exempt and len(terms(plain[: exempt.start()] + plain[exempt.end() :])) < SUBSTANTIVE_TERMS:
         return False  # only courtesy or "the documents don't say": nothing to source
-    if sentence.whole_line and len(plain) <= _HEADING_LINE_CHARS and not SENTENCE_END.search(plain):
-        return False  # a heading or a label line
+    if sentence.text.startswith("#"):
+        return False  # a Markdown heading
+    short_line = sentence.whole_line and len(plain) <= _HEADING_LINE_CHARS
+    if short_line and not sentence.item and not SENTENCE_END.search(plain):
+        return False  # a title line ("退费计算", "**计算过程**"); list items are content
     return len(terms(plain)) >= SUBSTANTIVE_TERMS
 
 
@@ -201,7 +204,12 @@ def check(text: str, hits: Sequence[Hit], *, question: str = "") -> Report:
 
 
 def _covering(found: Sequence[Sentence]) -> list[int | None]:
-    """For each sentence, the index of the sentence whose markers cover it, or None."""
+    """For each sentence, the index of the sentence whose markers cover it, or None.
+
+    Markers cover the sentences before them in their paragraph ("A。B[1]。"); a cited lead-in
+    covers the list items and table rows under it ("价格如下[1]：\n- …\n- …"); a closing
+    line of nothing but markers ("来源：[1][2]") covers whatever is left uncovered.
+    """
     covering: list[int | None] = [None] * len(found)
     next_cited: int | None = None
     for index in range(len(found) - 1, -1, -1):
@@ -211,7 +219,25 @@ def _covering(found: Sequence[Sentence]) -> list[int | None]:
         if sentence.cites:
             next_cited = index
         covering[index] = next_cited
+    for index, sentence in enumerate(found):
+        if covering[index] is None and sentence.item:
+            covering[index] = _lead_in_above(found, index)
+    last = len(found) - 1
+    if found and found[last].cites and len(terms(found[last].plain)) < MIN_TERMS_TO_JUDGE:
+        covering = [last if cover is None else cover for cover in covering]
     return covering
+
+
+def _lead_in_above(found: Sequence[Sentence], index: int) -> int | None:
+    for above in range(index - 1, -1, -1):
+        candidate = found[above]
+        if candidate.block != found[index].block:
+            return None
+        if candidate.lead_in:
+            return above if candidate.cites else None
+        if not candidate.item:
+            return None
+    return None
 
 
 def _applicable(
@@ -257,7 +283,7 @@ def _unrelated(
     the wrong source. Sentences of fewer
     than two content terms ("应退 3420 元[1]") are left to the number rule.
     """
-    group = " ".join(found[j].plain for j in range(index + 1) if covering[j] == index)
+    group = " ".join(found[j].plain for j in range(len(found)) if covering[j] == index)
     wanted = terms(group)
     if len(wanted) < MIN_TERMS_TO_JUDGE:
         return []

@@ -95,7 +95,7 @@ def test_a_citation_covers_the_uncited_sentences_before_it_in_its_paragraph() ->
 
 def test_lead_ins_headings_and_courtesy_need_no_citation() -> None:
     text = (
-        "退费计算\n资料原文如下：\n"
+        "## 退费\n**退费计算**\n资料原文如下：\n"
         "退费时收取退款金额 5% 的手续费，最低 50 元[1]。\n希望对你有帮助！"
     )
     assert check(text, policy_hits()).ok
@@ -291,3 +291,24 @@ def test_a_report_without_problems_is_ok_and_lists_messages_in_order() -> None:
 def test_an_answer_with_no_sources_at_all_says_none_were_provided() -> None:
     report = check("退费时收取 5% 的手续费[1]。", [])
     assert report.messages[0] == "引用了不存在的编号 [1]，本次没有提供任何资料"
+
+
+def test_a_cited_lead_in_covers_the_list_and_table_under_it() -> None:
+    text = (
+        "各级别课程费如下[1]：\n| 级别 | 课程费 |\n| --- | --- |\n| 入门级 | 3600 元 |\n"
+        "| 流利级 | 4800 元 |\n\n手续费规则如下[1]：\n- 退款金额的 5%\n- 最低 50 元"
+    )
+    hits = [make_hit("| 入门级 | 3600 元 |\n| 流利级 | 4800 元 |\n手续费 5%，最低 50 元。")]
+    assert check(text, hits).ok
+
+
+def test_a_list_under_an_uncited_lead_in_is_not_covered() -> None:
+    text = "退费流程如下：\n- 填写退费申请表并提供缴费凭证\n- 教务部审核后 10 个工作日内退回[1]"
+    hits = [make_hit("填写退费申请表并提供缴费凭证。审核通过后 10 个工作日内原路退回。")]
+    assert kinds(text, hits) == ["no_citation"]
+
+
+def test_a_closing_sources_line_covers_the_answer_above_it() -> None:
+    text = "口语课共分四个级别。\n每个级别 16 课时，每课时 45 分钟。\n\n来源：[2]"
+    assert check(text, policy_hits()).ok
+    assert kinds("口语课一共六级。\n\n来源：[2]") == ["ungrounded_number"]
