@@ -25,10 +25,24 @@ class BoltSlot:
 BOLT: web.AppKey[BoltSlot] = web.AppKey("bolt", BoltSlot)
 
 
+def _garbled_timestamp(value: str | None) -> bool:
+    """A timestamp header that is not an integer: slack_sdk's verifier raises on it, and bolt
+    would hand the *unverified* body to the error handler (which apologises in its channel)."""
+    if value is None:
+        return False  # missing: bolt's verification answers 401 itself
+    try:
+        int(value)
+    except ValueError:
+        return True
+    return False
+
+
 async def slack_events(request: web.Request) -> web.Response:
     bolt = request.app[BOLT].bolt
     if bolt is None:  # pragma: no cover - only between bind and startup
         return web.json_response({"error": "starting"}, status=503)
+    if _garbled_timestamp(request.headers.get("X-Slack-Request-Timestamp")):
+        return web.json_response({"error": "invalid request"}, status=401)
     response = await bolt.async_dispatch(await to_bolt_request(request))
     return await to_aiohttp_response(response)
 
