@@ -40,6 +40,8 @@ DECISION_TTL_SECONDS = 30 * 86400
 MAX_LOCAL = 10_000
 """Decisions and "once" marks this process remembers (oldest forgotten first)."""
 DEFAULT_PREFIX = "citebot:review:"
+REDIS_TIMEOUT = 0.5
+"""Seconds to wait for Redis before deciding in this process (a modal must be answered in 3)."""
 
 
 class TicketError(ValueError):
@@ -200,7 +202,11 @@ class ReviewState:
 
     @classmethod
     def from_url(cls, redis_url: str | None, **options: Any) -> ReviewState:
-        redis = None if redis_url is None else Redis.from_url(redis_url)
+        redis = None
+        if redis_url is not None:
+            redis = Redis.from_url(
+                redis_url, socket_connect_timeout=REDIS_TIMEOUT, socket_timeout=REDIS_TIMEOUT
+            )
         return cls(redis, owns_client=redis is not None, **options)
 
     @property

@@ -37,6 +37,9 @@ FORMAT_VERSION = 1
 """Version of the stored JSON; records of another version are ignored (asked again)."""
 
 DEFAULT_PREFIX = "citebot:reviewed:"
+REDIS_TIMEOUT = 0.5
+"""Seconds to wait for Redis before answering as if nothing were reviewed (a stalled Redis
+must not hold up every question)."""
 
 _MARKER = re.compile(r"[\[［【]\s*(\d+(?:\s*[,，、\-–]\s*\d+)*)\s*[\]］】]")
 _SEPARATOR = re.compile(r"\s*[,，、]\s*")
@@ -196,7 +199,10 @@ class ReviewedAnswers:
         """Redis when REDIS_URL is set, else in-process (single process only)."""
         if redis_url is None:
             return cls.in_memory(**options)
-        return cls(RedisStore(Redis.from_url(redis_url), owns_client=True), **options)
+        client = Redis.from_url(
+            redis_url, socket_connect_timeout=REDIS_TIMEOUT, socket_timeout=REDIS_TIMEOUT
+        )
+        return cls(RedisStore(client, owns_client=True), **options)
 
     def _answer_key(self, question: str, scope: str) -> str:
         return f"{self._prefix}answer:{question_digest(question, scope)}"

@@ -200,3 +200,15 @@ def test_cited_numbers_reads_every_marker_form(text: str, numbers: list[int]) ->
 
 def test_question_normalisation_ignores_width_case_space_and_final_punctuation() -> None:
     assert normalize_question("  Annual   LEAVE？ ") == normalize_question("annual leave?")
+
+
+async def test_from_url_without_redis_is_in_process_and_with_it_uses_redis(
+    redis_url: str,
+) -> None:
+    local = ReviewedAnswers.from_url(None)
+    await local.approve("q", scope="all", text="t", sources=(), reviewer="U", at=AT)
+    assert await local.lookup("q", scope="all", index=FakeIndex()) is not None
+
+    shared = ReviewedAnswers.from_url(redis_url, prefix=f"test:reviewed:{uuid.uuid4().hex}:")
+    assert not await shared.is_rejected("q", scope="all", draft="d")
+    await shared.aclose()
