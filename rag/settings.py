@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -59,15 +59,16 @@ class Settings:
     embeddings: str = "e5"
     """``e5`` (bundled offline model), ``none`` (lexical only) or ``openai`` (EMBEDDINGS_*)."""
     embeddings_base_url: str | None = None
-    embeddings_api_key: str | None = None
+    embeddings_api_key: str | None = field(default=None, repr=False)
     embeddings_model: str | None = None
     llm_base_url: str | None = None
-    llm_api_key: str | None = None
+    llm_api_key: str | None = field(default=None, repr=False)
     llm_model: str | None = None
     llm_timeout_seconds: float = 30.0
     llm_max_attempts: int = 4
     llm_deadline_seconds: float = 90.0
-    redis_url: str | None = None
+    redis_url: str | None = field(default=None, repr=False)
+    """May carry a password (``redis://:pw@host``); like the keys, kept out of ``repr``."""
     cache_ttl_seconds: int = 86400
     refusal_ttl_seconds: int = 3600
     log_questions: bool = False
