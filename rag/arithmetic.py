@@ -26,6 +26,8 @@ ABSOLUTE_TOLERANCE = 0.005
 """Rounding to two decimals."""
 RELATIVE_TOLERANCE = 0.005
 """0.5 % of the value: rounding to whole yuan of a few hundred or more."""
+MAX_NESTING = 32
+"""Deeper parentheses or signs than this are not arithmetic anyone writes: not judged."""
 MAX_LABEL_CHARS = 6
 """A unit or label inside a calculation (元, 课时, 手续费); longer words end the calculation."""
 
@@ -83,40 +85,40 @@ class _Parser:
     def _peek(self) -> str:
         return self.tokens[self.position].text if self.position < len(self.tokens) else ""
 
-    def _sum(self) -> float:
-        value = self._product()
+    def _sum(self, depth: int = 0) -> float:
+        value = self._product(depth)
         while self._peek() in ("+", "-"):
             operator = self._peek()
             self.position += 1
-            right = self._product()
+            right = self._product(depth)
             value = value + right if operator == "+" else value - right
             self.produced.append(value)
         return value
 
-    def _product(self) -> float:
-        value = self._factor()
+    def _product(self, depth: int = 0) -> float:
+        value = self._factor(depth)
         while self._peek() in ("*", "/"):
             operator = self._peek()
             self.position += 1
-            right = self._factor()
+            right = self._factor(depth)
             if operator == "/" and right == 0:
                 raise _Unreadable
             value = value * right if operator == "*" else value / right
             self.produced.append(value)
         return value
 
-    def _factor(self) -> float:
-        if self.position >= len(self.tokens):
+    def _factor(self, depth: int = 0) -> float:
+        if self.position >= len(self.tokens) or depth > MAX_NESTING:
             raise _Unreadable
         token = self.tokens[self.position]
         self.position += 1
         if token.text in ("+", "-"):
-            value = self._factor()
+            value = self._factor(depth + 1)
             return value if token.text == "+" else -value
         if token.kind == "num":
             return _number(token.text)
         if token.kind == "lp":
-            value = self._sum()
+            value = self._sum(depth + 1)
             if self._peek() != ")":
                 raise _Unreadable
             self.position += 1
@@ -160,6 +162,7 @@ def close(a: float, b: float) -> bool:
 def _runs(text: str) -> list[list[_Tok]]:
     """Maximal stretches of numbers, operators, parentheses, ``=`` and short labels."""
     runs: list[list[_Tok]] = [[]]
+    last = ""  # kind of the last token of the current run that is not a label
     for match in _TOKEN.finditer(text):
         kind = match.lastgroup or "other"
         token = _Tok(kind, match.group().strip(), match.start(), match.end())
@@ -167,11 +170,12 @@ def _runs(text: str) -> list[list[_Tok]]:
             continue
         if kind == "other" or (kind == "word" and len(token.text) > MAX_LABEL_CHARS):
             runs.append([])
+            last = ""
             continue
-        significant = [t for t in runs[-1] if t.kind != "word"]
-        if kind in ("num", "lp") and significant and significant[-1].kind in ("num", "rp"):
+        if kind in ("num", "lp") and last in ("num", "rp"):
             runs.append([])  # two numbers side by side: two statements, not one expression
         runs[-1].append(token)
+        last = kind if kind != "word" else last
     return [run for run in runs if any(t.kind == "eq" for t in run)]
 
 

@@ -110,3 +110,15 @@ def test_tolerance_is_two_decimals_or_half_a_percent() -> None:
     assert close(3420, 3436)  # 0.47 %
     assert not close(3420, 3440)  # 0.58 %
     assert not close(0.05, 0.06)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(" * 2000 + "1" + ")" * 2000 + " + 1 = 2",
+        "-" * 5000 + "1 + 1 = 2",
+        "1 + " * 5000 + "1 = 5001",
+    ],
+)
+def test_pathological_input_is_not_judged_and_never_raises(text: str) -> None:
+    assert all(c.ok for c in calculations(text))
