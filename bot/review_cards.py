@@ -160,15 +160,22 @@ def gap_card(
     return f"{texts.gap_title}: {question[:200]}", blocks
 
 
+def _unescape(text: str) -> str:
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
 def read_back(blocks: Sequence[Block], prefix: str) -> str:
-    """The text of the ``prefix.N`` plain_text sections, joined: the card's question or draft."""
+    """The text of the ``prefix.N`` plain_text sections, joined: the card's question or draft.
+
+    Slack may hand message text back with ``&``, ``<``, ``>`` escaped; those three entities are
+    undone (a draft that literally says ``&lt;`` is the price of not trusting either form)."""
     pieces: list[tuple[int, str]] = []
     for block in blocks:
         block_id = str(block.get("block_id", ""))
         head, _, number = block_id.partition(".")
         if head == prefix and number.isdigit():
             pieces.append((int(number), str(block.get("text", {}).get("text", ""))))
-    return "".join(text for _, text in sorted(pieces)).strip()
+    return _unescape("".join(text for _, text in sorted(pieces))).strip()
 
 
 def decided_card(

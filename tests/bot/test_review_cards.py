@@ -230,3 +230,16 @@ def test_edit_modal_says_when_a_long_draft_is_cut_to_fit() -> None:
     assert view_problems(view) == []
     assert "3000" in all_text(notes(view))
     assert notes(edit_modal("{}", question=QUESTION, draft=DRAFT)) == []
+
+
+def test_a_card_slack_returns_escaped_still_reads_back_the_original() -> None:
+    draft = "A <b> & C [1]"
+    blocks = card(draft=draft)
+    for block in blocks:
+        if block.get("block_id") == "d.0":
+            text = block["text"]["text"]
+            block["text"]["text"] = (
+                text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            )
+
+    assert read_back(blocks, "d") == draft
