@@ -19,8 +19,12 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
 
+def _default_replies() -> list[str | BaseException]:
+    return ["[1]"]
+
+
 class ScriptedChatModel(BaseChatModel):
-    replies: list[str | BaseException] = Field(default_factory=lambda: ["[1]"])
+    replies: list[str | BaseException] = Field(default_factory=lambda: _default_replies())
     prompts: list[list[BaseMessage]] = Field(default_factory=list)
     """Every message list the model was called with, in call order."""
 
