@@ -105,6 +105,11 @@ _LIST_NUMBERING = re.compile(
     r"^[ \t>*#-]*(?:\d{1,2}(?:[.．](?!\d)|[)、])|[(（]\d{1,2}[)）]|[一二三四五六七八九十]+、)",
     re.MULTILINE,
 )
+_RANK_WORD = re.compile(
+    r"\b(?:level|grade|step|article|section|chapter|clause|item|rule|tier|stage|phase|no\.?|#)\s*$",
+    re.IGNORECASE,
+)
+_RANK_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th)\b")
 _NEAR_DIGIT = re.compile(r"^\s?\d|\d,?\s?$")
 
 
@@ -217,7 +222,11 @@ def _chinese(text: str, *, strict: bool) -> list[Quantity]:
 
 
 def _is_ordinal(text: str, start: int) -> bool:
-    return text[max(0, start - 2) : start].rstrip().endswith(("第", "其"))
+    """``第三``, ``第 3``, ``Level 3``, ``No. 2``, ``3rd``: a rank, not an amount."""
+    before = text[max(0, start - 12) : start]
+    if before.rstrip().endswith(("第", "其")) or _RANK_WORD.search(before):
+        return True
+    return _RANK_SUFFIX.match(text, start) is not None
 
 
 def _value(part: str) -> float | None:
@@ -260,10 +269,25 @@ def quantities(text: str) -> list[Quantity]:
 def number_values(text: str, *, ordinals: bool = False) -> frozenset[float]:
     """Every amount a source mentions (generous reading), for grounding answers against it.
 
-    List numbering ("2. 退费申请…", "三、退费计算口径") is structure, not content, and is
-    left out; so are ranks (``第三次``) unless ``ordinals`` is set: "免费转班三次" is not
-    grounded by "第三次起收费".
+    Ranks — ``第三次``, and list numbering such as "3. 流利级" or "三、退费计算口径" — are left
+    out unless ``ordinals`` is set: "免费转班三次" is not grounded by "第三次起收费", nor
+    "两个月" by an item numbered "2.", while "Level 3" may be grounded by "3. 流利级".
     """
-    text = _LIST_NUMBERING.sub(lambda match: " " * len(match.group()), normalise_digits(text))
+    text = normalise_digits(text)
+    if not ordinals:
+        return _values(_LIST_NUMBERING.sub(lambda match: " " * len(match.group()), text))
+    listed = {v for match in _LIST_NUMBERING.finditer(text) for v in _listed(match.group())}
+    return _values(text, ranks=True) | listed
+
+
+def _values(text: str, *, ranks: bool = False) -> frozenset[float]:
     found = _arabic(text) + _chinese(text, strict=False) + _english(text, strict=False)
-    return frozenset(v for q in found if ordinals or not q.ordinal for v in q.values)
+    return frozenset(v for q in found if ranks or not q.ordinal for v in q.values)
+
+
+def _listed(marker: str) -> set[float]:
+    digits = re.search(r"\d+", marker)
+    if digits:
+        return {key(float(digits.group()))}
+    value = chinese_value(marker.strip(" \t>*#-、"))
+    return set() if value is None else {key(value)}

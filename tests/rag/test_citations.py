@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from rag.citations import Problem, Report, check, cited_numbers
@@ -312,3 +314,22 @@ def test_a_closing_sources_line_covers_the_answer_above_it() -> None:
     text = "口语课共分四个级别。\n每个级别 16 课时，每课时 45 分钟。\n\n来源：[2]"
     assert check(text, policy_hits()).ok
     assert kinds("口语课一共六级。\n\n来源：[2]") == ["ungrounded_number"]
+
+
+def test_an_english_level_number_is_grounded_by_the_sources_numbered_list() -> None:
+    hits = [
+        make_hit(
+            "口语课程共设四个级别：\n1. 入门级\n2. 进阶级\n3. 流利级\n4. 商务级\n流利级 4800 元。"
+        )
+    ]
+    assert check("Level 3 (流利级) costs 4,800 yuan [1].", hits).ok
+    assert kinds("Level 5 (流利级) costs 4,800 yuan [1].", hits) == ["ungrounded_number"]
+
+
+def test_the_checker_never_raises_whatever_the_text() -> None:
+    alphabet = [*"0123456789０２一二两十百万点分之第个级元%.,，。：:;!?()（）[]【】-−+×÷*/x=¥$ \n"]
+    alphabet += ["[1]", "[7]", "【2】", "[1-3]", "百分之", "May ", "\n- ", "| ", "# ", "March"]
+    rng = random.Random(7)
+    for _ in range(300):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 50)))
+        assert isinstance(check(text, policy_hits(), question=text[::-1]), Report)

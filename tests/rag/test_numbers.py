@@ -107,3 +107,16 @@ def test_source_ranks_ground_ranks_only() -> None:
 def test_full_width_and_thousands_separators_meet_plain_digits() -> None:
     assert number_values("４，８００") != number_values("4800")  # full-width comma is no separator
     assert number_values("4,800 元") == number_values("４８００元") == {4800}
+
+
+def test_english_ranks_are_ordinals_grounded_by_list_numbering() -> None:
+    ranks = quantities("Level 3 costs 4,800 yuan; the 2nd time; No. 5")
+    assert [(q.text, q.ordinal) for q in ranks] == [
+        ("3", True),
+        ("4,800", False),
+        ("2", True),
+        ("5", True),
+    ]
+    levels = "1. 入门级\n3. 流利级：4800 元"
+    assert 3 not in number_values(levels)
+    assert 3 in number_values(levels, ordinals=True)
