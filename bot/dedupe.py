@@ -6,7 +6,8 @@ Two kinds of duplicates reach the bot (slack-facts §3, §4):
 - one mention delivered as both ``app_mention`` and ``message`` (different ``event_id``, same
   channel and ``ts``).
 A question is answered only if it is the first to claim *both* its event key and its message
-key. Claims are ``SET key 1 NX EX ttl`` in Redis, shared by every process.
+key. Claims are made in Redis, shared by every process, by one atomic script (``SET … EX`` on
+all keys if none exists yet).
 
 When Redis fails (down, restarting, timing out) the decision falls back to this process's
 memory, which records every claim — also those made through Redis — *before* Redis is asked:
@@ -33,6 +34,18 @@ logger = logging.getLogger(__name__)
 DEFAULT_TTL_SECONDS = 3600
 """Slack's last retry comes about 6 minutes after the event; an hour leaves a wide margin."""
 MAX_LOCAL_KEYS = 200_000
+
+_CLAIM_ALL = """
+for _, key in ipairs(KEYS) do
+  if redis.call('EXISTS', key) == 1 then return 0 end
+end
+for _, key in ipairs(KEYS) do
+  redis.call('SET', key, '1', 'EX', ARGV[1])
+end
+return 1
+"""
+"""All keys or none, atomically: claiming them one SET NX at a time, two twins racing could
+each win one key and both stop, and the question would never be answered."""
 
 
 def event_key(event_id: str) -> str:
@@ -71,7 +84,7 @@ class Dedupe:
         self._expire()
         if any(key in self._local for key in keys):
             return False
-        # Remember the claim before awaiting Redis: a twin racing this one must see it.
+        # Recorded before the first await, so a concurrent claim in this process sees it.
         expires = self.clock() + self.ttl_seconds
         for key in keys:
             self._local[key] = expires
@@ -81,11 +94,9 @@ class Dedupe:
         if self.redis is None:
             return True
         try:
-            first = True
-            for key in keys:
-                claimed = await self.redis.set(self.prefix + key, "1", nx=True, ex=self.ttl_seconds)
-                first = first and bool(claimed)
-            return first
+            claimed = await self.redis.eval(
+                _CLAIM_ALL, len(keys), *(self.prefix + key for key in keys), self.ttl_seconds
+            )
         except (RedisError, OSError, TimeoutError) as error:
             self.fallbacks += 1
             logger.warning(
@@ -95,6 +106,7 @@ class Dedupe:
                 keys,
             )
             return True
+        return bool(claimed)
 
     def _expire(self) -> None:
         now = self.clock()

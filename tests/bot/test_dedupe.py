@@ -111,3 +111,25 @@ async def test_a_claim_made_through_redis_still_counts_when_redis_then_fails(
 def test_invalid_ttl_is_rejected_with_the_value() -> None:
     with pytest.raises(ValueError, match=r"ttl_seconds \(0\)"):
         Dedupe(None, ttl_seconds=0)
+
+
+async def test_racing_deliveries_in_two_processes_never_all_lose(
+    shared: tuple[Dedupe, Dedupe],
+) -> None:
+    """Claimed key by key, a retry racing its original could win one key each: nobody answers."""
+    one, two = shared
+    for n in range(50):
+        keys = (event_key(f"Ev{n}"), message_key("C1", f"2.{n:04d}"))
+        results = await asyncio.gather(*(d.claim(*keys) for d in (one, two, one, two)))
+        assert results.count(True) == 1, n
+
+
+async def test_concurrent_claims_in_one_process_have_one_winner_while_redis_is_down() -> None:
+    redis = _unreachable_redis()
+    try:
+        dedupe = Dedupe(redis)
+        keys = (event_key("Ev1"), message_key("C1", "1.0001"))
+        results = await asyncio.gather(*(dedupe.claim(*keys) for _ in range(5)))
+        assert results.count(True) == 1
+    finally:
+        await redis.aclose()
