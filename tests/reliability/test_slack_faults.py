@@ -11,6 +11,7 @@ import logging
 
 import pytest
 
+from bot.slack_client import RATE_LIMIT_RETRIES
 from bot.texts import WORKING
 from rag.index import Index
 from rag.messages import model_failure_text
@@ -70,6 +71,18 @@ async def test_a_refused_update_posts_the_answer_as_a_new_message(
             assert "[1]" in await answered(bot, slack_api)
             assert "[1]" in await answered(bot, slack_api)  # and the next one as usual
     assert error in logged(caplog)
+
+
+async def test_a_429_storm_on_chat_update_beyond_the_retries_still_delivers_the_answer(
+    slack_api: FakeSlackApi, docs_index: Index, caplog: pytest.LogCaptureFixture
+) -> None:
+    slack_api.rate_limit("chat.update", times=RATE_LIMIT_RETRIES + 1, retry_after="0")
+    async with serve(slack_api, index=docs_index) as bot:
+        with caplog.at_level(logging.WARNING):
+            assert "[1]" in await answered(bot, slack_api)
+    statuses = [call.status for call in slack_api.calls_to("chat.update")]
+    assert statuses == [429] * (RATE_LIMIT_RETRIES + 1)
+    assert "ratelimited" in logged(caplog)
 
 
 async def test_an_unreachable_chat_model_ends_in_one_human_sentence_in_the_thread(
