@@ -15,13 +15,16 @@ A model handed the right passages can still write "口语课一共六级[3]" or 
 ``wrong_arithmetic``
     a written-out calculation whose sides disagree (see :mod:`rag.arithmetic`).
 ``unrelated_source``
-    a cited source that shares no content term with the sentence citing it.
+    a cited source that shares no content term with the sentence citing it, or barely any
+    while an uncited retrieved source holds the sentence (see :func:`_unrelated`).
 
 Which citations cover a sentence: its own markers; else those of the next sentence of its
 paragraph that has markers ("A。B[1]。" — the [1] covers both). A sentence after the last
 marker of its paragraph is uncovered; its numbers are checked against the sources its
-paragraph cites, else those the whole answer cites. Lead-ins ending in a colon ("资料原文如下：",
-"计算如下："), headings, and courtesy or "the documents don't say" sentences need no citation.
+paragraph cites, else those the whole answer cites. A cited lead-in covers the list or table
+under it, and a closing "来源：[1][2]" line covers the whole answer. Lead-ins ending in a colon
+("资料原文如下：", "计算如下："), headings, and courtesy or "the documents don't say" sentences
+need no citation of their own.
 """
 
 from __future__ import annotations
@@ -56,6 +59,8 @@ KINDS = frozenset(
         "unrelated_source",
     }
 )
+SOURCES_LINE_CHARS = 12
+"""A closing line this short that is all markers and a label cites for the whole answer."""
 SUBSTANTIVE_TERMS = 3
 """A sentence with no quantity states a fact when it has at least this many content terms."""
 
@@ -223,9 +228,15 @@ def _covering(found: Sequence[Sentence]) -> list[int | None]:
         if covering[index] is None and sentence.item:
             covering[index] = _lead_in_above(found, index)
     last = len(found) - 1
-    if found and found[last].cites and len(terms(found[last].plain)) < MIN_TERMS_TO_JUDGE:
+    if found and found[last].cites and _sources_line(found[last]):
         covering = [last if cover is None else cover for cover in covering]
     return covering
+
+
+def _sources_line(sentence: Sentence) -> bool:
+    """ "来源：[1][2]", "参考资料：[1]", "Sources: [2]" — a label, not a claim."""
+    short = len(sentence.plain) <= SOURCES_LINE_CHARS
+    return short and (sentence.lead_in or len(terms(sentence.plain)) < MIN_TERMS_TO_JUDGE)
 
 
 def _lead_in_above(found: Sequence[Sentence], index: int) -> int | None:
@@ -278,9 +289,10 @@ def _unrelated(
 
     A source is unrelated when it shares neither a content term nor telling numbers with the
     sentences (one shared number from 10 up, or two of any size, link them), or when it shares
-    only a sliver of their terms (< WEAK_OVERLAP) and none of those numbers while another
-    retrieved source holds most of the terms (>= STRONG_OVERLAP): the citation then points at
-    the wrong source. Sentences of fewer
+    only a sliver of their terms (< WEAK_OVERLAP) and none of those numbers while a retrieved
+    source the sentence does not cite holds most of the terms (>= STRONG_OVERLAP): the
+    citation then points at the wrong source. (A sentence citing [1][2] may draw most of its
+    content from [1] and one detail from [2].) Sentences of fewer
     than two content terms ("应退 3420 元[1]") are left to the number rule.
     """
     group = " ".join(found[j].plain for j in range(len(found)) if covering[j] == index)
@@ -293,7 +305,8 @@ def _unrelated(
         n for n in range(1, len(sources.hits) + 1) if sources.language(n) == language
     ]  # another language: a translation can't be compared term by term
     overlap = {n: len(wanted & sources.terms(n)) / len(wanted) for n in comparable}
-    best = max(overlap.values(), default=0.0)
+    uncited = [overlap[n] for n in comparable if n not in found[index].cites]
+    best_uncited = max(uncited, default=0.0)
     problems: list[Problem] = []
     for n in found[index].cites:
         if n not in overlap:
@@ -301,7 +314,7 @@ def _unrelated(
         shared = numbers & sources.numbers(n)
         linked = len(shared) >= 2 or any(v >= TELLING_NUMBER for v in shared)
         unsupported = overlap[n] == 0 and not linked
-        elsewhere = overlap[n] < WEAK_OVERLAP and best >= STRONG_OVERLAP and not linked
+        elsewhere = overlap[n] < WEAK_OVERLAP and best_uncited >= STRONG_OVERLAP and not linked
         if unsupported or elsewhere:
             problems.append(Problem("unrelated_source", say.unrelated(n, group), found[index].text))
     return problems

@@ -333,3 +333,20 @@ def test_the_checker_never_raises_whatever_the_text() -> None:
     for _ in range(300):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 50)))
         assert isinstance(check(text, policy_hits(), question=text[::-1]), Report)
+
+
+def test_a_second_citation_for_one_detail_of_a_sentence_is_not_a_wrong_source() -> None:
+    hits = [
+        make_hit("口语课程共设四个级别：入门级、进阶级、流利级、商务级。"),
+        make_hit("每个级别均为 16 课时，每课时 45 分钟，在八周内完成。", source="courses.md"),
+    ]
+    text = (
+        "根据课程体系[1]，口语课共有 4 个级别，依次是入门级、进阶级、流利级和商务级，"
+        "八周完成一个级别[2]。"
+    )
+    assert check(text, hits).ok
+
+
+def test_a_reference_list_label_at_the_end_covers_the_answer() -> None:
+    text = "每个级别 16 课时。\n每课时 45 分钟。\n\n参考资料：[2]"
+    assert check(text, policy_hits()).ok
