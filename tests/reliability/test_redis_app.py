@@ -13,11 +13,13 @@ from typing import Any
 
 import pytest
 
+from bot.review_cards import APPROVE
 from rag.index import Index
+from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlackApi
-from tests.reliability.app import REDIS_PASSWORD, Bot, serve
+from tests.reliability.app import REDIS_PASSWORD, REVIEW_CHANNEL, REVIEWER, Bot, serve
 from tests.reliability.redis_server import OwnRedis
-from tests.scenarios.harness import ALICE, CHANNEL, IN_KB, envelope, mention
+from tests.scenarios.harness import ALICE, CHANNEL, IN_KB, button_click, envelope, mention
 
 QUESTIONS = ("退费怎么算？", "口语课一共有几级？", "How many days of annual leave do I get?")
 
@@ -108,3 +110,45 @@ async def test_twins_arriving_together_while_redis_is_down_get_one_reply(
     assert len(slack_api.calls_to("chat.postMessage")) == 1
     assert event["event"]["user"] == ALICE
     assert f"<@{BOT_USER_ID}>" in event["event"]["text"]
+
+
+async def test_reviewers_racing_while_redis_is_down_send_the_draft_once(
+    slack_api: FakeSlackApi, docs_index: Index, stopped_redis: OwnRedis
+) -> None:
+    model = ScriptedChatModel(replies=["退费要收 99% 的手续费[1]。"])
+    stopped_redis.start()
+    try:
+        async with serve(
+            slack_api, index=docs_index, model=model, redis_url=stopped_redis.url
+        ) as bot:
+            event = envelope(mention(IN_KB))
+            assert await bot.send(event) == 200
+            [card] = await slack_api.wait_for_messages(1, channel=REVIEW_CHANNEL)
+            await slack_api.settled()
+            stopped_redis.kill()
+            approve = next(
+                element
+                for block in card.blocks
+                if block["type"] == "actions"
+                for element in block["elements"]
+                if element.get("action_id") == APPROVE
+            )
+            clicks = [
+                button_click(
+                    slack_api,
+                    channel=REVIEW_CHANNEL,
+                    message_ts=card.ts,
+                    button=approve,
+                    user=REVIEWER,
+                )
+                for _ in range(3)
+            ]
+            statuses = await asyncio.gather(*(bot.click(click) for click in clicks))
+            assert list(statuses) == [200, 200, 200]
+            await slack_api.wait_until(lambda: card.edits >= 1)
+            await slack_api.settled()
+    finally:
+        stopped_redis.kill()
+    thread = slack_api.thread(CHANNEL, event["event"]["ts"])
+    assert sum("99%" in message.text for message in thread) == 1
+    assert card.edits == 1
