@@ -99,7 +99,7 @@ class Pipeline:
             )
 
         step = time.perf_counter()
-        report = check(draft, hits)
+        report = check(draft, hits, question=question)
         timings["check"] = _ms(step)
         timings["total"] = _ms(started)
         if report.ok:
