@@ -1,8 +1,8 @@
 """Load benchmark (not a test): signed mentions against the real bot process over HTTP.
 
-Starts the fake Slack Web API (tests/fakes/slack_api.py) on its own event loop in a thread of
-this process (so answering Slack's calls does not delay sending events), then the bot as a
-separate process exactly as production runs it (``python -m bot``, HTTP mode, SLACK_API_URL
+Starts the fake Slack Web API (tests/fakes/slack_api.py) in a process of its own (so answering
+the bot's calls never delays sending events or reading acks here), then the bot as a separate
+process exactly as production runs it (``python -m bot``, HTTP mode, SLACK_API_URL
 pointing at the fake, offline extractive answerer, lexical-only index so no model loads), and
 sends signed ``app_mention`` events like Slack does. Everything stays on 127.0.0.1.
 
@@ -28,9 +28,7 @@ import socket
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rag.messages import MODEL_FAILURE, REFUSAL  # noqa: E402
-from tests.fakes.slack_api import BOT_TOKEN, FakeSlackApi  # noqa: E402
+from tests.fakes.slack_api import BOT_TOKEN  # noqa: E402
 from tests.scenarios.harness import envelope, mention, sign  # noqa: E402
 
 SIGNING_SECRET = "test-signing-secret-citebot"
@@ -73,41 +71,69 @@ MAX_WAIT_SECONDS = 120.0
 """Bound on waiting for replies after the last request."""
 
 
-class SlackThread:
-    """The fake Slack Web API on its own loop; read its records from the main thread."""
+FAKE_SLACK = """
+import asyncio, signal, sys
+sys.path.insert(0, sys.argv[2])
+from tests.fakes.slack_api import FakeSlackApi
 
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.fake = FakeSlackApi()
-        self._thread = threading.Thread(target=self._run, name="fake-slack", daemon=True)
-        self._ready = threading.Event()
+async def main():
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    async with FakeSlackApi(port=int(sys.argv[1])):
+        await stop.wait()
 
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_until_complete(self.fake.start())
-        self._ready.set()
-        self.loop.run_forever()
-
-    def __enter__(self) -> FakeSlackApi:
-        self._thread.start()
-        if not self._ready.wait(10):
-            raise SystemExit("the fake Slack API did not start")
-        return self.fake
-
-    def __exit__(self, *exc: object) -> None:
-        asyncio.run_coroutine_threadsafe(self.fake.close(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(10)
+asyncio.run(main())
+"""
 
 
-async def until(predicate: Callable[[], bool], within: float) -> bool:
-    """Poll the other thread's records (bounded: every 20 ms, at most ``within`` seconds)."""
-    deadline = time.perf_counter() + within
-    while not predicate():
-        if time.perf_counter() > deadline:
-            return False
-        await asyncio.sleep(0.02)
-    return True
+class FakeSlackProcess:
+    """The fake Slack Web API in its own process; its records read over ``/_fake/calls``."""
+
+    def __init__(self, http: aiohttp.ClientSession) -> None:
+        self.http = http
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/api/"
+        self.process: asyncio.subprocess.Process | None = None
+
+    async def start(self) -> None:
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", FAKE_SLACK, str(self.port), str(ROOT)
+        )
+        for _ in range(200):  # up to 20 s
+            try:
+                await self.count()
+                return
+            except aiohttp.ClientError:
+                await asyncio.sleep(0.1)
+        raise SystemExit("the fake Slack API did not start")
+
+    async def calls(self, since: int = 0) -> tuple[int, list[dict[str, Any]]]:
+        url = f"http://127.0.0.1:{self.port}/_fake/calls?since={since}"
+        async with self.http.get(url) as response:
+            data = await response.json()
+        return int(data["count"]), list(data["calls"])
+
+    async def count(self) -> int:
+        return (await self.calls(since=10**9))[0]
+
+    async def updates_since(self, since: int) -> int:
+        _, calls = await self.calls(since)
+        return sum(1 for call in calls if call["method"] == "chat.update" and call["ok"])
+
+    async def until_updates(self, since: int, expected: int, within: float) -> bool:
+        """Poll (every 50 ms, at most ``within`` seconds) for ``expected`` chat.update calls."""
+        deadline = time.time() + within
+        while await self.updates_since(since) < expected:
+            if time.time() > deadline:
+                return False
+            await asyncio.sleep(0.05)
+        return True
+
+    async def stop(self) -> None:
+        if self.process is not None:
+            await stop(self.process)
 
 
 def free_port() -> int:
@@ -172,7 +198,7 @@ async def floor(args: argparse.Namespace) -> dict[str, float]:
     }
 
 
-async def start_bot(slack: FakeSlackApi, port: int, work: Path) -> asyncio.subprocess.Process:
+async def start_bot(slack: FakeSlackProcess, port: int, work: Path) -> asyncio.subprocess.Process:
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "LLM_", "REDIS"))},
         "SLACK_BOT_TOKEN": BOT_TOKEN,
@@ -205,14 +231,14 @@ async def send(http: aiohttp.ClientSession, url: str, text: str) -> Sent:
     event = mention(text)
     body = json.dumps(envelope(event)).encode()
     headers = {"Content-Type": "application/json", **sign(body)}
-    started = time.perf_counter()
+    started = time.time()  # wall clock: compared with the fake Slack process's records
     try:
         async with http.post(url, data=body, headers=headers) as response:
             await response.read()
             status = response.status
     except aiohttp.ClientError:
         status = -1
-    return event["ts"], started, time.perf_counter() - started, status
+    return event["ts"], started, time.time() - started, status
 
 
 async def drive(args: argparse.Namespace, url: str) -> list[Sent]:
@@ -238,12 +264,12 @@ async def drive(args: argparse.Namespace, url: str) -> list[Sent]:
         )
 
 
-def report(slack: FakeSlackApi, sent: list[Sent], wall: float) -> dict[str, Any]:
+def report(calls: list[dict[str, Any]], sent: list[Sent], wall: float) -> dict[str, Any]:
     placeholders: dict[str, list[str]] = {}
-    for call in slack.calls_to("chat.postMessage"):
-        if call.status == 200 and call.response.get("ok"):
-            placeholders.setdefault(call.args.get("thread_ts", ""), []).append(call.response["ts"])
-    finals = {c.args["ts"]: c for c in slack.calls_to("chat.update") if c.response.get("ok")}
+    for call in calls:
+        if call["method"] == "chat.postMessage" and call["ok"]:
+            placeholders.setdefault(call["args"].get("thread_ts") or "", []).append(call["ts"])
+    finals = {c["args"]["ts"]: c for c in calls if c["method"] == "chat.update" and c["ok"]}
     failures, refusals = set(MODEL_FAILURE.values()), set(REFUSAL.values())
     to_final, lost, failed, refused = [], 0, 0, 0
     for ts, started, _, _ in sent:
@@ -251,11 +277,11 @@ def report(slack: FakeSlackApi, sent: list[Sent], wall: float) -> dict[str, Any]
         if final is None:
             lost += 1
             continue
-        to_final.append(final.at - started)
-        failed += final.args.get("text") in failures
-        refused += final.args.get("text") in refusals
+        to_final.append(final["at"] - started)
+        failed += final["args"].get("text") in failures
+        refused += final["args"].get("text") in refusals
     acks = [elapsed for _, _, elapsed, _ in sent]
-    slack_errors = sum(1 for c in slack.calls if not c.response.get("ok"))
+    slack_errors = sum(1 for c in calls if not c["ok"])
     return {
         "requests": len(sent),
         "ack_ms_p50": round(percentile(acks, 0.5) * 1000, 1),
@@ -284,37 +310,38 @@ async def main() -> None:
         or not (0 < args.duration <= 600)
     ):
         raise SystemExit("keep it bounded: --burst 1..5000, --rate 0..500, --duration 1..600")
-    with SlackThread() as slack:
+    async with aiohttp.ClientSession() as http:
+        slack = FakeSlackProcess(http)
+        await slack.start()
         port = free_port()
         work = Path(tempfile.mkdtemp(prefix="citebot-bench-"))
-        bot = await start_bot(slack, port, work)
+        try:
+            bot = await start_bot(slack, port, work)
+        except BaseException:
+            await slack.stop()
+            raise
         try:
             url = f"http://127.0.0.1:{port}/slack/events"
             await drive(argparse.Namespace(burst=1, rate=0, duration=1, repeat=True), url)
-            await until(lambda: bool(slack.calls_to("chat.update")), within=30)
+            await slack.until_updates(0, 1, within=30)  # warm-up: auth.test, first answer
             await asyncio.sleep(0.2)
-            slack.calls.clear()
-            slack.messages.clear()
-            started = time.perf_counter()
+            since = await slack.count()
+            started = time.time()
             sent = await drive(args, url)
-            expected = len(sent)
-
-            def done() -> bool:
-                return len(slack.calls_to("chat.update")) >= expected
-
-            await until(done, within=MAX_WAIT_SECONDS)
-            wall = time.perf_counter() - started
+            await slack.until_updates(since, len(sent), within=MAX_WAIT_SECONDS)
+            wall = time.time() - started
             await asyncio.sleep(0.5)  # let stragglers (duplicates) show
-            result = report(slack, sent, wall)
+            _, calls = await slack.calls(since)
+            result = report(calls, sent, wall)
             result["peak_rss_mib"] = round(peak_rss_mib(bot.pid), 1)
-            result.update(await floor(args))
-            mode = (
-                f"rate {args.rate}/s for {args.duration}s" if args.rate else f"burst {args.burst}"
-            )
-            print(json.dumps({"mode": mode, **result}, ensure_ascii=False, indent=2))
-            print(f"bot log (one JSON line per question): {work / 'bot.log'}", file=sys.stderr)
         finally:
             await stop(bot)
+            await slack.stop()
+        result.update(await floor(args))
+        burst = f"burst {args.burst}"
+        mode = f"rate {args.rate}/s for {args.duration}s" if args.rate else burst
+        print(json.dumps({"mode": mode, **result}, ensure_ascii=False, indent=2))
+        print(f"bot log (one JSON line per question): {work / 'bot.log'}", file=sys.stderr)
 
 
 if __name__ == "__main__":

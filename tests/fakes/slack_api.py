@@ -50,8 +50,8 @@ class Call:
     token: str | None
     response: Reply
     status: int = 200
-    at: float = field(default_factory=time.perf_counter)
-    """When the fake received it (``time.perf_counter``): latency measurements in bench/."""
+    at: float = field(default_factory=time.time)
+    """When the fake received it (wall clock, so a benchmark in another process can compare)."""
 
 
 @dataclass(slots=True)
@@ -85,6 +85,8 @@ class _Fault:
 class FakeSlackApi:
     trigger_ttl_seconds: float = 3.0
     clock: Callable[[], float] = time.monotonic
+    port: int = 0
+    """0: any free port (tests); fixed when another process must know it (bench/)."""
     calls: list[Call] = field(default_factory=list)
     messages: list[Message] = field(default_factory=list)
     ephemerals: list[Ephemeral] = field(default_factory=list)
@@ -131,10 +133,11 @@ class FakeSlackApi:
     async def start(self) -> None:
         app = web.Application()
         app.router.add_route("*", "/api/{method}", self._handle)
+        app.router.add_get("/_fake/calls", self._recorded)
         self._runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None)
         await self._runner.setup()
         sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
+        sock.bind(("127.0.0.1", self.port))
         self._port = sock.getsockname()[1]
         await web.SockSite(self._runner, sock).start()
 
@@ -223,6 +226,23 @@ class FakeSlackApi:
             self.calls.append(Call(method, args, token, reply, status))
             self._changed.notify_all()
         return web.json_response(reply, status=status, headers=headers)
+
+    async def _recorded(self, request: web.Request) -> web.Response:
+        """The calls from ``?since=N`` on, for a benchmark that runs the fake in a process."""
+        since = int(request.query.get("since", "0"))
+        calls = [
+            {
+                "method": call.method,
+                "status": call.status,
+                "ok": bool(call.response.get("ok")),
+                "error": call.response.get("error"),
+                "args": {k: call.args.get(k) for k in ("channel", "ts", "thread_ts", "text")},
+                "ts": call.response.get("ts"),
+                "at": call.at,
+            }
+            for call in self.calls[since:]
+        ]
+        return web.json_response({"count": len(self.calls), "calls": calls})
 
     def _reply(self, method: str, args: Args, token: str | None) -> Reply:
         if token is None:
