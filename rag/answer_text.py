@@ -23,7 +23,12 @@ _MARKER_PART = re.compile(rf"([{_DIGIT}]+)(?:\s*[\-–—~～]\s*([{_DIGIT}]+))?
 MAX_RANGE = 20
 """``[1-3]`` means 1, 2, 3; a wider range is read as its two ends."""
 
-SENTENCE_END = re.compile(r"[。！？；!?]+[”’」』）)\"']*|\.(?=\s|$)[”’\"')]*")
+SENTENCE_END = re.compile(
+    r"[。！？；!?]+[”’」』）)\"']*"
+    r"|(?<!\bNo)(?<!\bno)(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bapprox)\.(?=\s|$)[”’\"')]*"
+)
+"""Where a sentence ends: Chinese full stops and the like anywhere, a "." only before a space
+or the end (so 3.5 stays whole) and not after No., e.g., i.e., vs. or approx."""
 _LEADING_MARKERS = re.compile(rf"^\s*(?:{MARKER.pattern}\s*)+")
 _BLOCK_START = re.compile(
     r"^\s*(?:[-*+•](?=\s)|[>|]|#{1,6}\s|\d{1,2}(?:[.．](?!\d)|[)、])|[(（]\d{1,2}[)）]"

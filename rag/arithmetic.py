@@ -17,6 +17,7 @@ grounded afterwards, so "应退 3420 元" after the calculation needs no source 
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -215,6 +216,8 @@ def _calculation(text: str, run: list[_Tok]) -> Calculation | None:
             produced.extend(parser.produced)
     except _Unreadable:
         return None
+    if not all(math.isfinite(value) for value in [*values, *produced]):
+        return None  # a number too large for a float: not arithmetic anyone checks by hand
     wrong_at = None
     for index in range(1, len(values)):
         units = parsed[index - 1][1], parsed[index][1]

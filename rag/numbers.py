@@ -106,7 +106,8 @@ _LIST_NUMBERING = re.compile(
     re.MULTILINE,
 )
 _RANK_WORD = re.compile(
-    r"\b(?:level|grade|step|article|section|chapter|clause|item|rule|tier|stage|phase|no\.?|#)\s*$",
+    r"(?:\b(?:level|grade|step|article|section|chapter|clause|item|rule|tier|stage|phase|no\.?)|#)"
+    r"\s*$",
     re.IGNORECASE,
 )
 _RANK_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th)\b")

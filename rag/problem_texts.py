@@ -29,6 +29,11 @@ def excerpt(sentence: str) -> str:
     return sentence if len(sentence) <= EXCERPT_CHARS else sentence[: EXCERPT_CHARS - 1] + "…"
 
 
+def _shown(quantity: Quantity) -> str:
+    text = quantity.text
+    return text if len(text) <= EXCERPT_CHARS // 2 else text[: EXCERPT_CHARS // 2 - 1] + "…"
+
+
 def _markers(numbers: Sequence[int]) -> str:
     return "".join(f"[{n}]" for n in numbers)
 
@@ -65,10 +70,10 @@ class ProblemTexts:
 
     def ungrounded(self, missing: Sequence[Quantity], refs: Sequence[int]) -> str:
         if self._zh:
-            numbers = "".join(f"「{q.text}」" for q in missing)
+            numbers = "".join(f"「{_shown(q)}」" for q in missing)
             where = f"所引资料 {_markers(refs)} " if refs else "提供的资料"
             return f"数字{numbers}在{where}里找不到，也不是回答中算式的结果"
-        numbers = ", ".join(f"“{q.text}”" for q in missing)
+        numbers = ", ".join(f"“{_shown(q)}”" for q in missing)
         where = f"the cited source {_markers(refs)}" if refs else "the sources provided"
         return f"{numbers} not found in {where}, nor the result of a calculation in the answer"
 

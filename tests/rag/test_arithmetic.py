@@ -122,3 +122,7 @@ def test_tolerance_is_two_decimals_or_half_a_percent() -> None:
 )
 def test_pathological_input_is_not_judged_and_never_raises(text: str) -> None:
     assert all(c.ok for c in calculations(text))
+
+
+def test_numbers_too_large_for_a_float_are_not_judged() -> None:
+    assert calculations("1" * 400 + " × 2 = 3") == []
