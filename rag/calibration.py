@@ -138,6 +138,11 @@ def load_calibration(index_dir: Path, gate: str) -> Calibration | None:
     return calibration
 
 
+def _cell(count: int, peak: int, width: int) -> str:
+    bar = "#" * math.ceil(count / peak * width)
+    return f"{bar} {count}" if bar else str(count)
+
+
 def text_histogram(
     groups: Mapping[str, Sequence[float]], *, threshold: float, bins: int = 16, bar: int = 24
 ) -> str:
@@ -157,11 +162,7 @@ def text_histogram(
     lines = [header.rstrip()]
     for i in range(bins):
         start = low + i * step
-        bars = ("#" * math.ceil(counts[name][i] / peak * bar) for name in groups)
-        cells = "".join(
-            f"{b + ' ' + str(counts[name][i]):<{column}}"
-            for b, name in zip(bars, groups, strict=True)
-        )
+        cells = "".join(f"{_cell(counts[name][i], peak, bar):<{column}}" for name in groups)
         mark = "<- threshold" if start <= threshold < start + step else ""
         lines.append(f"{start:>10.3f}  {cells}{mark}".rstrip())
     return "\n".join(lines)

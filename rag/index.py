@@ -93,9 +93,7 @@ def index_version(
         "splitter": [splitter.chunk_size, splitter.chunk_overlap],
         "embedder": embedder,
         "gate": gate.identity,
-        "chunks": [
-            [c.id, c.hash, c.start, c.section, c.link, c.doc_id, c.text == ""] for c in chunks
-        ],
+        "chunks": [[c.id, c.hash, c.start, c.section, c.link, c.doc_id] for c in chunks],
     }
     return content_hash(json.dumps(parts, ensure_ascii=False, sort_keys=True))[:16]
 
