@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import aiohttp
 import pytest
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -131,3 +132,13 @@ async def test_wait_for_messages_returns_once_they_exist(slack_api: FakeSlackApi
     assert [m.text for m in await slack_api.wait_for_messages(1, channel="C2")] == ["two"]
     with pytest.raises(TimeoutError):
         await slack_api.wait_for_messages(3, within=0.05)
+
+
+async def test_calls_can_be_read_from_another_process(slack_api: FakeSlackApi) -> None:
+    await _client(slack_api).chat_postMessage(channel="C1", text="hi", thread_ts="1.0001")
+    base = slack_api.url.removesuffix("api/")
+    async with aiohttp.ClientSession() as http, http.get(f"{base}_fake/calls?since=0") as r:
+        data = await r.json()
+    [call] = data["calls"]
+    assert (data["count"], call["method"], call["ok"]) == (1, "chat.postMessage", True)
+    assert call["args"]["thread_ts"] == "1.0001"
