@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rag.answer_text import (
     MARKER,
@@ -134,6 +134,7 @@ class _Sources:
     hits: Sequence[Hit]
     _numbers: dict[int, frozenset[float]]
     _terms: dict[int, set[str]]
+    _languages: dict[int, Language] = field(default_factory=dict)
 
     def text(self, n: int) -> str:
         chunk = self.hits[n - 1].chunk
@@ -152,7 +153,9 @@ class _Sources:
         return self._terms[n]
 
     def language(self, n: int) -> Language:
-        return detect_language(self.hits[n - 1].chunk.text)
+        if n not in self._languages:  # once per source, not once per sentence group
+            self._languages[n] = detect_language(self.hits[n - 1].chunk.text)
+        return self._languages[n]
 
 
 def check(text: str, hits: Sequence[Hit], *, question: str = "") -> Report:
