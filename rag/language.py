@@ -8,6 +8,7 @@ English word, so each ideograph counts for three Latin letters. "refund 怎么�
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 Language = Literal["zh", "en"]
@@ -23,6 +24,12 @@ _IDEOGRAPH_RANGES = (
 )
 
 
+_IDEOGRAPH = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _IDEOGRAPH_RANGES) + "]")
+_LATIN = re.compile("[A-Za-z]")
+"""Counted by the regex engine: a per-character Python loop cost ~0.6 ms per 1,000 characters,
+and every question detects the language of its sources many times."""
+
+
 def is_ideograph(char: str) -> bool:
     point = ord(char)
     return any(low <= point <= high for low, high in _IDEOGRAPH_RANGES)
@@ -30,8 +37,8 @@ def is_ideograph(char: str) -> bool:
 
 def detect_language(text: str) -> Language:
     """``"zh"`` when ideographs make up a meaningful share of the letters, else ``"en"``."""
-    ideographs = sum(1 for char in text if is_ideograph(char))
-    latin = sum(1 for char in text if char.isascii() and char.isalpha())
+    ideographs = len(_IDEOGRAPH.findall(text))
+    latin = len(_LATIN.findall(text))
     if ideographs and ideographs * IDEOGRAPH_WEIGHT >= latin:
         return "zh"
     return "en"
