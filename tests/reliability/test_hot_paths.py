@@ -1,0 +1,58 @@
+"""Work the answer path repeats for every question, kept off the event loop's critical path.
+
+bench/load.py (profiled) showed Slack's acks queueing behind the citation checker: it
+re-detected each cited source's language once per sentence group, scanning the whole chunk
+each time, and language detection walked every character through four range tests. These pin
+the cheaper behaviour without timing anything.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+import rag.citations
+from rag.citations import check
+from rag.language import IDEOGRAPH_WEIGHT, detect_language
+from tests.rag.factories import policy_hits
+
+ANSWER = (
+    "退费按剩余课时计算[1]。退费时收取退款金额 5% 的手续费，最低 50 元[1]。\n\n"
+    "口语课共分四个级别：入门级、进阶级、高阶级、流利级[2]。"
+    "每个级别 16 课时，每课时 45 分钟[2]。\n\n"
+    "Full-time employees receive 20 days of paid annual leave per year [3]. "
+    "Unused leave expires on 31 March of the following year [3]."
+)
+
+_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x2FFFF))
+
+
+def reference_language(text: str) -> str:
+    """The definition detect_language implements (rag/language.py docstring)."""
+    ideographs = sum(1 for c in text if any(lo <= ord(c) <= hi for lo, hi in _RANGES))
+    latin = sum(1 for c in text if c.isascii() and c.isalpha())
+    return "zh" if ideographs and ideographs * IDEOGRAPH_WEIGHT >= latin else "en"
+
+
+def test_the_checker_reads_each_sources_language_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    hits = policy_hits()
+    seen: Counter[str] = Counter()
+
+    def counting(text: str) -> str:
+        seen[text] += 1
+        return detect_language(text)
+
+    monkeypatch.setattr(rag.citations, "detect_language", counting)
+    check(ANSWER, hits)
+    assert all(seen[hit.chunk.text] <= 1 for hit in hits), seen
+
+
+@pytest.mark.parametrize(
+    "point",
+    sorted({p + d for lo, hi in _RANGES for p in (lo, hi) for d in (-1, 0, 1)} | {0x41, 0x7A}),
+)
+def test_language_detection_matches_its_definition_at_every_range_edge(point: int) -> None:
+    char = chr(point)
+    for text in (char, char * 3 + "abcdefghi", "ab" + char, char + "ＡＢ"):
+        assert detect_language(text) == reference_language(text)
