@@ -1,0 +1,111 @@
+"""The composition root: which routes each mode serves, and what /healthz says about Redis."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import AsyncIterator
+
+import aiohttp
+import pytest
+from aiohttp import web
+
+from bot.__main__ import create_web_app, redis_client, reviewed_answers
+from bot.server import EVENTS_PATH, HEALTH_PATH
+from bot.settings import BotSettings
+from rag.cache import MemoryCache
+from rag.extractive import ExtractiveChatModel
+from rag.index import Index
+from rag.llm import Generator
+from rag.pipeline import Pipeline
+from rag.settings import Settings
+from tests.fakes.slack_api import BOT_TOKEN, FakeSlackApi
+from tests.scenarios.harness import REVIEW_CHANNEL, SIGNING_SECRET, sample_index
+
+
+@pytest.fixture(scope="module")
+def index() -> Index:
+    return sample_index()
+
+
+def _pipeline(index: Index) -> Pipeline:
+    return Pipeline(
+        index=index,
+        generator=Generator(ExtractiveChatModel()),
+        cache=MemoryCache(),
+        min_score=-1.0,
+    )
+
+
+def _settings(slack_api: FakeSlackApi, **extra: str) -> BotSettings:
+    return BotSettings(
+        rag=Settings(),
+        bot_token=BOT_TOKEN,
+        signing_secret=extra.get("signing_secret", SIGNING_SECRET),
+        app_token=extra.get("app_token"),
+        api_url=slack_api.url,
+        review_channel=REVIEW_CHANNEL,
+    )
+
+
+def _paths(app: web.Application) -> set[str]:
+    return {resource.canonical for resource in app.router.resources()}
+
+
+def test_socket_mode_serves_no_event_route_that_would_skip_signatures(
+    slack_api: FakeSlackApi, index: Index
+) -> None:
+    settings = _settings(slack_api, app_token="xapp-1-test")
+    app = create_web_app(
+        settings, pipeline=_pipeline(index), redis=None, reviewed=reviewed_answers(None)
+    )
+    assert _paths(app) == {HEALTH_PATH}
+
+
+def test_http_mode_serves_events_and_health(slack_api: FakeSlackApi, index: Index) -> None:
+    app = create_web_app(
+        _settings(slack_api), pipeline=_pipeline(index), redis=None, reviewed=reviewed_answers(None)
+    )
+    assert _paths(app) == {EVENTS_PATH, HEALTH_PATH}
+
+
+@pytest.fixture
+async def served(
+    slack_api: FakeSlackApi, index: Index, redis_url: str
+) -> AsyncIterator[tuple[str, list[str]]]:
+    """The HTTP app over a real Redis, and a second one over a Redis nobody answers."""
+    runners, urls = [], []
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = f"redis://127.0.0.1:{sock.getsockname()[1]}/0"
+    for url in (redis_url, dead):
+        redis = redis_client(url)
+        app = create_web_app(
+            _settings(slack_api),
+            pipeline=_pipeline(index),
+            redis=redis,
+            reviewed=reviewed_answers(redis),
+            with_review=False,
+        )
+        runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = runner.addresses[0][1]
+        runners.append(runner)
+        urls.append(f"http://127.0.0.1:{port}{HEALTH_PATH}")
+    yield urls[0], urls[1:]
+    for runner in runners:
+        await runner.cleanup()
+
+
+async def test_healthz_says_whether_redis_answers(served: tuple[str, list[str]]) -> None:
+    live, [dead] = served
+    async with aiohttp.ClientSession() as http:
+        async with http.get(live) as response:
+            up = json.loads(await response.text())
+        async with http.get(dead) as response:
+            down = json.loads(await response.text())
+    assert (up["redis"], up["status"]) == ("ok", "ok")
+    assert (down["redis"], down["status"]) == ("unreachable", "degraded")
+    assert "redis://" not in json.dumps([up, down])
