@@ -17,7 +17,7 @@ Slack errors), unhandled errors (tracebacks in the bot's log) and the bot's peak
     .venv/bin/python -m bench.load --scenario flaky --burst 200 --fail-rate 0.3
     .venv/bin/python -m bench.load --scenario steady --rate 50 --duration 20
 
-The harness (fake Slack on its own thread, sending, matching replies to questions, the client
+The harness (fake Slack in its own process, sending, matching replies to questions, the client
 floor) is bench/slack_load.py's; this file adds the flaky chat model and the scenarios. Every
 loop is bounded and the bot processes are stopped at the end. Loopback only.
 """
@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import httpx2
 import openai
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -50,17 +51,16 @@ sys.path.insert(0, str(ROOT))
 
 from bench.slack_load import (  # noqa: E402
     SIGNING_SECRET,
-    SlackThread,
+    FakeSlackProcess,
     drive,
     floor,
     free_port,
     peak_rss_mib,
     report,
     stop,
-    until,
     wait_healthy,
 )
-from tests.fakes.slack_api import BOT_TOKEN, FakeSlackApi  # noqa: E402
+from tests.fakes.slack_api import BOT_TOKEN  # noqa: E402
 
 MAX_WAIT_SECONDS = 120.0
 """Bound on waiting for replies after the last request."""
@@ -158,7 +158,7 @@ def serve() -> int:
 
 
 async def start_bot(
-    slack: FakeSlackApi, port: int, work: Path, *, fail_rate: float
+    slack: FakeSlackProcess, port: int, work: Path, *, fail_rate: float
 ) -> asyncio.subprocess.Process:
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "LLM_", "REDIS"))},
@@ -202,26 +202,31 @@ async def scenario(name: str, args: argparse.Namespace, *, fail_rate: float) -> 
         repeat=False,
     )
     work = Path(tempfile.mkdtemp(prefix=f"citebot-load-{name}-"))
-    with SlackThread() as slack:
-        port = free_port()
-        bot = await start_bot(slack, port, work, fail_rate=fail_rate)
+    async with aiohttp.ClientSession() as http:
+        slack = FakeSlackProcess(http)
+        await slack.start()
         try:
-            url = f"http://127.0.0.1:{port}/slack/events"
-            warm = argparse.Namespace(burst=1, rate=0.0, duration=1.0, repeat=True)
-            await drive(warm, url)
-            await until(lambda: bool(slack.calls_to("chat.update")), within=30)
-            await asyncio.sleep(0.2)
-            slack.calls.clear()
-            slack.messages.clear()
-            started = time.perf_counter()
-            sent = await drive(drive_args, url)
-            await until(lambda: len(slack.calls_to("chat.update")) >= len(sent), MAX_WAIT_SECONDS)
-            wall = time.perf_counter() - started
-            await asyncio.sleep(0.5)  # let stragglers (duplicates) show
-            result = report(slack, sent, wall)
-            result["peak_rss_mib"] = round(peak_rss_mib(bot.pid), 1)
+            port = free_port()
+            bot = await start_bot(slack, port, work, fail_rate=fail_rate)
+            try:
+                url = f"http://127.0.0.1:{port}/slack/events"
+                warm = argparse.Namespace(burst=1, rate=0.0, duration=1.0, repeat=True)
+                await drive(warm, url)
+                await slack.until_updates(0, 1, within=30)  # auth.test, first answer
+                await asyncio.sleep(0.2)
+                since = await slack.count()
+                started = time.time()
+                sent = await drive(drive_args, url)
+                await slack.until_updates(since, len(sent), within=MAX_WAIT_SECONDS)
+                wall = time.time() - started
+                await asyncio.sleep(0.5)  # let stragglers (duplicates) show
+                _, calls = await slack.calls(since)
+                result = report(calls, sent, wall)
+                result["peak_rss_mib"] = round(peak_rss_mib(bot.pid), 1)
+            finally:
+                await stop(bot)
         finally:
-            await stop(bot)
+            await slack.stop()
     result.update(log_counts(work / "bot.log"))
     mode = (
         f"{drive_args.rate:g}/s for {drive_args.duration:g} s"
