@@ -20,7 +20,7 @@ from rag.llm import Generator
 from rag.pipeline import Pipeline
 from rag.settings import Settings
 from tests.fakes.slack_api import BOT_TOKEN, FakeSlackApi
-from tests.scenarios.harness import REVIEW_CHANNEL, SIGNING_SECRET, sample_index
+from tests.scenarios.harness import REVIEW_CHANNEL, SIGNING_SECRET, sample_index, threshold
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,7 @@ def _pipeline(index: Index) -> Pipeline:
         index=index,
         generator=Generator(ExtractiveChatModel()),
         cache=MemoryCache(),
-        min_score=-1.0,
+        min_score=threshold(index),
     )
 
 

@@ -18,6 +18,7 @@ from tests.scenarios.harness import (
     CHANNEL,
     DM,
     IN_KB,
+    IN_KB_EN,
     OUT_OF_KB,
     REVIEW_CHANNEL,
     counting,
@@ -72,7 +73,7 @@ async def test_mention_inside_a_thread_is_answered_in_that_thread(
 
 async def test_direct_message_is_answered(slack_api: FakeSlackApi, docs_index: Index) -> None:
     async with start_bot(slack_api, index=docs_index) as bot:
-        await bot.send(envelope(direct("How many days of annual leave do I get?")))
+        await bot.send(envelope(direct(IN_KB_EN)))
         [reply] = await _final(slack_api)
     assert reply.channel == DM
     assert reply.thread_ts is None
