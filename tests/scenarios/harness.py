@@ -48,6 +48,10 @@ CHANNEL = "C0GENERAL"
 DM = "D0ALICE"
 ALICE = "U0ALICE"
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+TEST_MIN_SCORE = -1.0
+"""A fixed gate for HashingEmbeddings over the sample docs (tests/reliability use it); the
+scenario tests here derive theirs from the index with :func:`threshold`."""
+
 IN_KB = "退费怎么算？"
 IN_KB_EN = "How many days of annual leave do I get?"
 OUT_OF_KB = "火星上的天气怎么样？"
