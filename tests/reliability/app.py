@@ -75,9 +75,14 @@ class Bot:
         return await self.post(body, headers)
 
     async def click(self, payload: dict[str, Any]) -> int:
+        return (await self.interact(payload))[0]
+
+    async def interact(self, payload: dict[str, Any]) -> tuple[int, str]:
+        """A signed interactive payload (click, modal submission): status and response body."""
         body = f"payload={quote(json.dumps(payload))}".encode()
         headers = {"Content-Type": "application/x-www-form-urlencoded", **sign(body)}
-        return await self.post(body, headers)
+        async with self.http.post(f"{self.url}/slack/events", data=body, headers=headers) as r:
+            return r.status, await r.text()
 
     async def get(self, path: str) -> tuple[int, str]:
         async with self.http.get(f"{self.url}{path}") as response:

@@ -16,12 +16,12 @@ from urllib.parse import quote
 
 import pytest
 
-from bot.review_cards import APPROVE, EDIT, REJECT
+from bot.review_cards import APPROVE, EDIT, REJECT, TEXT_INPUT
 from rag.index import Index
 from rag.settings import Settings
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.openai_server import FakeOpenAIServer, HttpError
-from tests.fakes.slack_api import FakeSlackApi, Message
+from tests.fakes.slack_api import TEAM_ID, FakeSlackApi, Message
 from tests.reliability.app import (
     BOT_TOKEN,
     LLM_API_KEY,
@@ -150,6 +150,40 @@ async def test_review_buttons_and_app_home_do_nothing_for_a_non_reviewer(
     [home_view] = slack_api.views
     assert IN_KB not in json.dumps(home_view, ensure_ascii=False)
     assert "99%" not in json.dumps(home_view, ensure_ascii=False)
+
+
+async def test_a_modal_submitted_by_a_non_reviewer_is_refused_and_changes_nothing(
+    slack_api: FakeSlackApi, docs_index: Index
+) -> None:
+    model = ScriptedChatModel(replies=[INVENTED])
+    async with serve(slack_api, index=docs_index, model=model) as bot:
+        card = await review_card(bot, slack_api)
+        edit = button_click(
+            slack_api,
+            channel=REVIEW_CHANNEL,
+            message_ts=card.ts,
+            button=button(card, EDIT),
+            user=REVIEWER,
+        )
+        assert await bot.click(edit) == 200
+        await slack_api.wait_until(lambda: bool(slack_api.views))
+        before = [(m.channel, m.ts, m.text, m.edits) for m in slack_api.messages]
+        values = {TEXT_INPUT: {"value": {"type": "plain_text_input", "value": "全额退款[1]。"}}}
+        submission = {
+            "type": "view_submission",
+            "user": {"id": OUTSIDER, "username": "mallory", "team_id": TEAM_ID},
+            "api_app_id": "A0CITEBOT",
+            "team": {"id": TEAM_ID, "domain": "citebot-test"},
+            "trigger_id": slack_api.new_trigger_id(),
+            "view": {**slack_api.views[0], "state": {"values": values}, "team_id": TEAM_ID},
+        }
+        status, body = await bot.interact(submission)
+        await slack_api.settled()
+    assert status == 200
+    errors = json.loads(body)["errors"]
+    assert any("复核人员" in text for text in errors.values())  # "only reviewers can …"
+    assert [(m.channel, m.ts, m.text, m.edits) for m in slack_api.messages] == before
+    assert "全额退款" not in everything_posted(slack_api)
 
 
 def secrets_in(text: str) -> list[str]:
