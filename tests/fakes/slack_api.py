@@ -31,6 +31,7 @@ from urllib.parse import parse_qsl
 from aiohttp import web
 
 from tests.fakes.slack_blocks import MAX_POST_TEXT, MAX_UPDATE_TEXT, block_problems, view_problems
+from tests.fakes.slack_socket import SocketModeLink
 
 BOT_USER_ID = "UCITEBOT"
 BOT_ID = "BCITEBOT"
@@ -97,6 +98,7 @@ class FakeSlackApi:
     channels: dict[str, Args] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self.socket_mode = SocketModeLink()
         self._faults: dict[str, list[_Fault]] = {}
         self._triggers: dict[str, float] = {}
         self._ts = itertools.count(1)
@@ -134,6 +136,7 @@ class FakeSlackApi:
         app = web.Application()
         app.router.add_route("*", "/api/{method}", self._handle)
         app.router.add_get("/_fake/calls", self._recorded)
+        app.router.add_get("/link/", self.socket_mode.handle)
         self._runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None)
         await self._runner.setup()
         sock = socket.socket()
@@ -142,6 +145,7 @@ class FakeSlackApi:
         await web.SockSite(self._runner, sock).start()
 
     async def close(self) -> None:
+        await self.socket_mode.close()
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -247,6 +251,10 @@ class FakeSlackApi:
     def _reply(self, method: str, args: Args, token: str | None) -> Reply:
         if token is None:
             return {"ok": False, "error": "not_authed"}
+        if method == "apps.connections.open":
+            if not token.startswith("xapp-"):
+                return {"ok": False, "error": "invalid_auth"}
+            return {"ok": True, "url": f"ws://127.0.0.1:{self._port}/link/?ticket=1"}
         if not token.startswith("xoxb-"):
             return {"ok": False, "error": "invalid_auth"}
         handler = self._methods.get(method)
