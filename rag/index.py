@@ -98,6 +98,19 @@ def index_version(
     return content_hash(json.dumps(parts, ensure_ascii=False, sort_keys=True))[:16]
 
 
+def _dense_scores(vectors: Matrix, embeddings: Embeddings, question: str) -> Matrix | None:
+    # A remote embedder can fail (endpoint down, quota); the question is then answered from
+    # lexical search alone rather than not at all. Remote embedders gate on the lexical
+    # signals anyway (rag.gate.gate_for), so the threshold keeps its meaning.
+    try:
+        query = normalised(embeddings.embed_query(question))[0]
+    except Exception:
+        logger.exception("query embedding failed; searching lexically only")
+        return None
+    scores: Matrix = vectors @ query
+    return scores
+
+
 class Index:
     """Hybrid lexical + dense search over a fixed tuple of chunks."""
 
@@ -157,9 +170,9 @@ class Index:
         rankings = [(top_positions(lexical.bm25, depth, positive_only=True), LEXICAL_WEIGHT)]
         dense: Matrix | None = None
         if self._vectors is not None and self.embeddings is not None:
-            query = normalised(self.embeddings.embed_query(question))[0]
-            dense = self._vectors @ query
-            rankings.append((top_positions(dense, depth), DENSE_WEIGHT))
+            dense = _dense_scores(self._vectors, self.embeddings, question)
+            if dense is not None:
+                rankings.append((top_positions(dense, depth), DENSE_WEIGHT))
         gate = self.gate.scores(lexical.coverage, lexical.cosine, dense)
         return [
             Hit(

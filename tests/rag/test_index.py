@@ -226,3 +226,19 @@ def test_min_score_is_the_calibration_for_the_same_gate(tmp_path: Path) -> None:
     # A calibration measured with another gate is on another scale: ignored.
     hashing = load_or_build(docs_dir, index_dir, embeddings=HashingEmbeddings())
     assert hashing.min_score == HASHING.threshold
+
+
+class BrokenQueries(HashingEmbeddings):
+    def embed_query(self, text: str) -> list[float]:
+        msg = "embedding endpoint unreachable"
+        raise ConnectionError(msg)
+
+
+def test_a_failing_query_embedder_falls_back_to_lexical_search(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    index = Index.from_documents(DOCS, embeddings=BrokenQueries())
+    hits = index.search("教材费退不退？", 2)
+    assert hits[0].chunk.source == "policies/refund.md"
+    assert all(hit.dense is None for hit in hits)
+    assert "query embedding failed" in caplog.text
