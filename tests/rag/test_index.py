@@ -242,3 +242,34 @@ def test_a_failing_query_embedder_falls_back_to_lexical_search(
     assert hits[0].chunk.source == "policies/refund.md"
     assert all(hit.dense is None for hit in hits)
     assert "query embedding failed" in caplog.text
+
+
+def test_index_command_summarises_files_skips_chunks_and_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rag.cli import main
+
+    docs_dir = tmp_path / "docs"
+    write_docs(docs_dir, DOCS)
+    (docs_dir / "photo.png").write_bytes(b"\x89PNG\r\n")
+    monkeypatch.setenv("INDEX_DIR", str(tmp_path / "index"))
+    monkeypatch.setenv("EMBEDDINGS", "none")
+    assert main(["index", "--docs", str(docs_dir)]) == 0
+    first = capsys.readouterr().out
+    assert "files read: 3 (3 split, 0 unchanged), skipped: 1" in first
+    assert "skipped photo.png: " in first
+    assert "chunks: 3 (dense search off (EMBEDDINGS=none))" in first
+    assert "(new)" in first
+    assert main(["index", "--docs", str(docs_dir)]) == 0
+    assert "(3 split" not in (second := capsys.readouterr().out)
+    assert "(unchanged)" in second
+
+
+def test_index_command_explains_a_missing_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rag.cli import main
+
+    monkeypatch.setenv("INDEX_DIR", str(tmp_path / "index"))
+    assert main(["index", "--docs", str(tmp_path / "nowhere")]) == 2
+    assert "does not exist; set DOCS_DIR or pass --docs DIR" in capsys.readouterr().err
