@@ -40,6 +40,15 @@ from tests.reliability.redis_server import OwnRedis
 from tests.scenarios.harness import CHANNEL, IN_KB, OUT_OF_KB, button_click, envelope, mention
 
 OUTSIDER = "U0OUTSIDER"
+QUESTIONS = (
+    IN_KB,
+    "口语课一共有几级？",
+    "流利级多少钱？",
+    OUT_OF_KB,
+    "年假有几天？",
+    "报销流程是什么？",
+    "How do refunds work?",
+)
 INVENTED = "退费要收 99% 的手续费[1]。"
 
 
@@ -201,14 +210,14 @@ async def test_no_secret_reaches_logs_slack_or_healthz_through_a_rough_conversat
             llm.script(INVENTED, HttpError(503), HttpError(503), HttpError(401))
             llm.responder = lambda _: "退费按剩余课时计算[1]。"
             async with serve(slack_api, index=docs_index, model=model, redis_url=redis.url) as bot:
-                for question in (IN_KB, "口语课一共有几级？", "流利级多少钱？", OUT_OF_KB):
+                for question in QUESTIONS[:4]:
                     assert await bot.send(envelope(mention(question))) == 200
                     await slack_api.wait_until(lambda: len(slack_api.calls_to("chat.update")) > 0)
                     await slack_api.settled()
                 redis.kill()
                 slack_api.fail("chat.postMessage", "invalid_auth")
                 slack_api.fail("chat.update", "msg_too_long")
-                for question in ("年假有几天？", "报销流程是什么？", "How do refunds work?"):
+                for question in QUESTIONS[4:]:
                     assert await bot.send(envelope(mention(question))) == 200
                     await slack_api.settled()
                 _, health = await bot.get("/healthz")
@@ -225,6 +234,8 @@ async def test_no_secret_reaches_logs_slack_or_healthz_through_a_rough_conversat
     assert all(chunk.text[:30] not in health for chunk in docs_index.chunks)
     assert SIGNING_SECRET not in health
     assert BOT_TOKEN.split("-")[-1] not in caplog.text
+    info = "\n".join(r.getMessage() for r in caplog.records if r.levelno >= logging.INFO)
+    assert [q for q in QUESTIONS if q in info] == []  # LOG_QUESTIONS is off: hashes only
 
 
 def test_settings_never_print_their_secrets() -> None:
