@@ -33,7 +33,7 @@ from rag.pipeline import Pipeline
 from rag.retry import RetryPolicy
 from rag.settings import Settings
 from tests.fakes.slack_api import FakeSlackApi
-from tests.scenarios.harness import TEST_MIN_SCORE, counting
+from tests.scenarios.harness import counting, threshold
 
 BOT_TOKEN = "xoxb-4711-reliability-BOTTOKENSECRET"
 SIGNING_SECRET = "reliability-SIGNINGSECRET-9f3a"
@@ -97,10 +97,13 @@ async def serve(
     model: BaseChatModel | None = None,
     redis_url: str | None = None,
     with_review: bool = True,
-    min_score: float = TEST_MIN_SCORE,
+    min_score: float | None = None,
     attempts: int = 2,
 ) -> AsyncIterator[Bot]:
-    """The app as ``python -m bot`` composes it; ``redis_url`` may carry a password."""
+    """The app as ``python -m bot`` composes it; ``redis_url`` may carry a password.
+
+    The gate defaults to the scenario harness's, derived from the index (between its in-KB and
+    out-of-KB sample questions)."""
     redis = redis_client(redis_url)
     reviewed = reviewed_answers(redis)
     cache: AnswerCache = (
@@ -110,7 +113,7 @@ async def serve(
         index=index,
         generator=Generator(model or counting(), RetryPolicy(max_attempts=attempts, sleep=no_wait)),
         cache=cache,
-        min_score=min_score,
+        min_score=threshold(index) if min_score is None else min_score,
         reviewed=reviewed,
     )
     settings = BotSettings(

@@ -132,7 +132,7 @@ async def test_an_injection_about_nothing_in_the_documents_is_refused_without_th
     slack_api: FakeSlackApi, docs_index: Index, injection: str
 ) -> None:
     model = ScriptedChatModel(replies=[SYSTEM_RULES])
-    async with serve(slack_api, index=docs_index, model=model, min_score=-1.0) as bot:
+    async with serve(slack_api, index=docs_index, model=model) as bot:
         reply = await only_reply(bot, slack_api, mention(injection))
     assert reply in REFUSAL.values()
     assert model.calls == 0
