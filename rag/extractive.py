@@ -25,7 +25,7 @@ from rag.language import Language, detect_language, is_ideograph
 from rag.messages import refusal_text
 from rag.prompt import PromptSource, parse_prompt
 
-EXTRACTIVE_VERSION = "1"
+EXTRACTIVE_VERSION = "2"
 """Part of the model identity in cache keys: bump when the choice of sentences changes."""
 
 MAX_SENTENCES = 3
@@ -33,10 +33,23 @@ SECOND_CHOICE_RATIO = 0.5
 """A further sentence is quoted only when it scores at least this share of the best one."""
 QUANTITY_BONUS = 1.5
 """For 多少/几/how much questions, sentences that contain a number are what the asker wants."""
+FORMULA_BONUS = 1.5
+"""For 怎么算/how is it calculated questions, a sentence with a calculation is the answer."""
+MAX_LIST_ITEMS = 8
+"""How many list items or table rows a quoted lead-in ("依次为：") brings along."""
 
 _SENTENCE_END = re.compile(r"[。！？；!?]+[”’」』）)\"']*|\.(?=\s|$)[”’\"')]*")
 _TERMINAL = re.compile(r"[。！？；!?.]+[”’」』）)\"']*$")
 _LIST_MARKER = re.compile(r"^(?:[-*+•>]+|\d{1,2}[.)、]|#{1,6})\s+")
+_LEAD_IN = re.compile(r"[：:]$")
+_ITEM = re.compile(r"^(?:[-*+•]|\d{1,2}[.)、])\s+\S|^\|.*\|$")
+_TABLE_RULE = re.compile(r"^\|[\s:|-]+\|$")
+_FORMULA = re.compile(r"[=×÷]")
+_HOW_CALCULATED = re.compile(
+    r"怎么算|如何算|怎样算|怎么计算|如何计算|怎样计算|计算方法|计算公式|"
+    r"\bhow (?:is|are|do|does|to)\b.*\b(?:calculated?|computed?|worked out)\b|\bformula\b",
+    re.IGNORECASE,
+)
 _WORD = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
 _DIGIT = re.compile(r"\d|[一二两三四五六七八九十百千万]+\s*(?:[个位级节次天周月年元课小%]|分钟)")
 _QUANTITY_QUESTION = re.compile(
@@ -109,18 +122,84 @@ class _Candidate:
     position: int
     text: str
     terms: frozenset[str]
+    items: tuple[str, ...] = ()
+    """The list items or table rows a lead-in sentence (ending in a colon) introduces."""
+
+    @property
+    def full_text(self) -> str:
+        return "\n".join((self.text, *self.items))
+
+
+def _list_after(lines: list[str], start: int) -> tuple[str, ...]:
+    """The list items or table rows from ``lines[start]`` on, blank lines before them skipped."""
+    items: list[str] = []
+    for line in lines[start:]:
+        stripped = line.strip()
+        if not stripped:
+            if items:
+                break
+            continue
+        if not _ITEM.match(stripped):
+            break
+        if not _TABLE_RULE.match(stripped):
+            items.append(stripped)
+        if len(items) == MAX_LIST_ITEMS:
+            break
+    return tuple(items)
+
+
+def _logical_lines(text: str) -> list[str]:
+    """Lines with soft-wrapped continuations joined, so a wrapped sentence is quoted whole.
+
+    A line continues the previous one when neither is blank, a heading, a table row or a new
+    list item and the previous one doesn't end a sentence or introduce a list.
+    """
+    lines: list[str] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        previous = lines[-1] if lines else ""
+        continues = (
+            line
+            and previous
+            and not _ITEM.match(line)
+            and not line.startswith(("#", "|"))
+            and not previous.startswith(("#", "|"))
+            and not _TERMINAL.search(previous)
+            and not _LEAD_IN.search(previous)
+        )
+        if continues:
+            space = " " if previous[-1].isascii() and line[0].isascii() else ""
+            lines[-1] = previous + space + line
+        else:
+            lines.append(line)
+    return lines
+
+
+def _is_table_header(lines: list[str], number: int) -> bool:
+    following = lines[number + 1] if number + 1 < len(lines) else ""
+    return lines[number].startswith("|") and bool(_TABLE_RULE.match(following))
 
 
 def _candidates(sources: Sequence[PromptSource]) -> list[_Candidate]:
-    return [
-        _Candidate(source.n, position, sentence, frozenset(terms_of(sentence)))
-        for source in sources
-        for position, sentence in enumerate(split_sentences(source.text))
-    ]
+    """Every sentence of every source; a lead-in or table header keeps the rows under it."""
+    candidates: list[_Candidate] = []
+    for source in sources:
+        lines = _logical_lines(source.text)
+        for number, line in enumerate(lines):
+            sentences = split_sentences(line)
+            for index, sentence in enumerate(sentences):
+                last = index == len(sentences) - 1
+                introduces = _LEAD_IN.search(sentence) or _is_table_header(lines, number)
+                items = _list_after(lines, number + 1) if last and introduces else ()
+                terms = terms_of("\n".join((sentence, *items)))
+                candidates.append(
+                    _Candidate(source.n, len(candidates), sentence, frozenset(terms), items)
+                )
+    return candidates
 
 
-def choose_sentences(question: str, sources: Sequence[PromptSource]) -> list[tuple[int, str]]:
-    """The best 1-3 ``(source number, sentence)`` pairs in reading order; empty = no overlap."""
+def choose_sentences(question: str, sources: Sequence[PromptSource]) -> list[_Candidate]:
+    """The best 1-3 quotes in reading order; empty when none shares a term with the question."""
     wanted = terms_of(question)
     candidates = _candidates(sources)
     if not wanted or not candidates:
@@ -129,11 +208,14 @@ def choose_sentences(question: str, sources: Sequence[PromptSource]) -> list[tup
     frequency = {term: sum(term in c.terms for c in candidates) for term in wanted}
     weight = {t: math.log(1 + len(candidates) / df) for t, df in frequency.items() if df}
     wants_quantity = _QUANTITY_QUESTION.search(question) is not None
+    wants_formula = _HOW_CALCULATED.search(question) is not None
 
     def score(candidate: _Candidate) -> float:
         value = sum(weight.get(term, 0.0) for term in wanted & candidate.terms)
-        if value and wants_quantity and _DIGIT.search(candidate.text):
+        if value and wants_quantity and _DIGIT.search(candidate.full_text):
             value *= QUANTITY_BONUS
+        if value and wants_formula and _FORMULA.search(candidate.full_text):
+            value *= FORMULA_BONUS
         return value
 
     ranked = sorted(
@@ -142,9 +224,26 @@ def choose_sentences(question: str, sources: Sequence[PromptSource]) -> list[tup
     best = ranked[0][0]
     if best <= 0:
         return []
-    chosen = [c for s, c in ranked[:MAX_SENTENCES] if s >= best * SECOND_CHOICE_RATIO]
+    chosen: list[_Candidate] = []
+    for value, candidate in ranked:
+        if len(chosen) == MAX_SENTENCES or value < best * SECOND_CHOICE_RATIO:
+            break
+        chosen.append(candidate)
+    # An item quoted under its lead-in is not quoted a second time on its own.
+    covered = {(c.source, _LIST_MARKER.sub("", item)) for c in chosen for item in c.items}
+    chosen = [c for c in chosen if c.items or (c.source, c.text) not in covered]
+    # A table header whose rows a quoted lead-in already brings is not quoted again.
+    chosen = [
+        c
+        for c in chosen
+        if not c.items
+        or not any(
+            o is not c and o.source == c.source and set(c.items) < {o.text, *o.items}
+            for o in chosen
+        )
+    ]
     chosen.sort(key=lambda c: (c.source, c.position))
-    return [(c.source, c.text) for c in chosen]
+    return chosen
 
 
 def _cited(sentence: str, n: int) -> str:
@@ -156,11 +255,23 @@ def _cited(sentence: str, n: int) -> str:
     return f"{body}{space}[{n}]{end or ('。' if language == 'zh' else '.')}"
 
 
-_LEAD_IN: dict[Language, str] = {
+_LEAD_IN_TEXT: dict[Language, str] = {
     "zh": "资料原文如下：",
     "en": "From our documents, as written: ",
 }
 """Only when the quotes are in the other language than the question; no quantities, no claims."""
+
+
+def _quote(candidate: _Candidate) -> str:
+    if not candidate.items:
+        return _cited(candidate.text, candidate.source)
+    # "…依次为[1]：" then the list verbatim: the marker stays on the sentence it belongs to.
+    if _LEAD_IN.search(candidate.text):
+        lead_in = f"{candidate.text[:-1]}[{candidate.source}]{candidate.text[-1]}"
+        return "\n".join((lead_in, *candidate.items))
+    # A table under its header row: every row is a claim of its own and cites.
+    rows = (f"{row} [{candidate.source}]" for row in (candidate.text, *candidate.items))
+    return "\n".join(rows)
 
 
 def extractive_answer(question: str, sources: Sequence[PromptSource]) -> str:
@@ -168,10 +279,14 @@ def extractive_answer(question: str, sources: Sequence[PromptSource]) -> str:
     chosen = choose_sentences(question, sources)
     if not chosen:
         return refusal_text(language)
-    quotes = [_cited(sentence, n) for n, sentence in chosen]
-    quoted_language = detect_language("".join(sentence for _, sentence in chosen))
-    text = ("" if quoted_language == "zh" else " ").join(quotes)
-    return text if quoted_language == language else _LEAD_IN[language] + text
+    quotes = [_quote(candidate) for candidate in chosen]
+    quoted_language = detect_language("".join(c.full_text for c in chosen))
+    if any(candidate.items for candidate in chosen):
+        # A quoted list is its own paragraph: what follows it must not read as part of it.
+        text = "\n\n".join(quotes)
+    else:
+        text = ("" if quoted_language == "zh" else " ").join(quotes)
+    return text if quoted_language == language else _LEAD_IN_TEXT[language] + text
 
 
 class ExtractiveChatModel(BaseChatModel):

@@ -8,6 +8,7 @@ from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
+from rag.citations import check
 from rag.extractive import ExtractiveChatModel, model_identity, split_sentences
 from rag.messages import REFUSAL, is_refusal_text
 from rag.prompt import build_messages
@@ -116,8 +117,64 @@ def test_answering_five_sources_takes_well_under_five_milliseconds() -> None:
 
 
 def test_model_identity_names_the_model_for_cache_keys() -> None:
-    assert model_identity(ExtractiveChatModel()) == "extractive/1"
+    assert model_identity(ExtractiveChatModel()) == "extractive/2"
     remote = ChatOpenAI(
         base_url="https://api.deepseek.com/v1", api_key=SecretStr("k"), model="deepseek-chat"
     )
     assert model_identity(remote) == "openai-compatible:api.deepseek.com/deepseek-chat"
+
+
+LEVEL_LIST = """口语课程共设四个级别，从低到高依次为：
+
+1. 入门级：能用简单句进行日常交流。
+2. 进阶级：能就工作和学习进行连续的对话。
+3. 流利级：能较自然地参与讨论。
+4. 商务级：能进行会议发言和商务谈判。
+
+课程只有以上四个级别。"""
+
+HOTEL_TABLE = """## 3. Hotels
+
+| City tier | Limit per night |
+| --- | --- |
+| Beijing, Shanghai | 600 CNY |
+| All other cities | 350 CNY |
+"""
+
+WRAPPED = """1. Submit requests in the HR portal at least 10 working days in advance for leave of
+   three days or more, and at least 2 working days in advance for shorter leave.
+2. Your line manager approves or declines within 3 working days."""
+
+
+def test_a_lead_in_is_quoted_with_the_list_it_introduces_and_passes_the_checker() -> None:
+    hits = [make_hit(LEVEL_LIST, source="courses.md")]
+    reply = answer("口语课一共有几级？", hits)
+    assert reply.startswith("口语课程共设四个级别，从低到高依次为[1]：\n1. 入门级")
+    assert "4. 商务级：能进行会议发言和商务谈判。" in reply
+    assert reply.count("商务级") == 1, "an item is not quoted again on its own"
+    assert check(reply, hits).ok
+
+
+def test_table_rows_are_quoted_each_with_its_citation() -> None:
+    hits = [make_hit(HOTEL_TABLE, source="finance/travel.md")]
+    reply = answer("What is the hotel limit per night?", hits)
+    assert "| Beijing, Shanghai | 600 CNY | [1]" in reply
+    assert "| All other cities | 350 CNY | [1]" in reply
+    assert "| --- |" not in reply
+    assert check(reply, hits).ok
+
+
+def test_a_soft_wrapped_sentence_is_quoted_whole() -> None:
+    hits = [make_hit(WRAPPED, source="hr/leave.md")]
+    reply = answer("How far in advance must I request leave of three days or more?", hits)
+    assert "for leave of three days or more, and at least 2 working days in advance" in reply
+    assert check(reply, hits).ok
+
+
+def test_how_is_it_calculated_prefers_the_formula() -> None:
+    text = (
+        "退费需要填写申请表。退费由教务部审核。退费原路退回。退费不含教材费。\n\n"
+        "退费金额 = 实付课程费 × 剩余课时 ÷ 总课时 − 手续费。"
+    )
+    reply = answer("退费怎么算？", [make_hit(text)])
+    assert "退费金额 = 实付课程费 × 剩余课时 ÷ 总课时 − 手续费[1]。" in reply
