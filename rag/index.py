@@ -53,8 +53,7 @@ Measured with ``bench/gate_constants.py``-style runs of ``rag eval`` on cmrc2018
 shipped chunking (500/100): weights 1 / 2 / 3 / 4 gave answer Recall@1 0.938 / 0.959 / 0.962 /
 0.962 and document Recall@1 0.981 / 0.983 / 0.986 / 0.986. Exact lexical matches (names,
 numbers, policy terms) are the strongest evidence in this corpus; the dense ranking reorders
-among them and lifts paraphrases. (``rag.retriever.LEXICAL_WEIGHT`` = 2 was measured at the
-older 300-character chunks.)
+among them and lifts paraphrases. (At the older 300-character chunks, weight 2 was best.)
 """
 DENSE_WEIGHT = 1.0
 

@@ -2,10 +2,7 @@
 
 Each ranking contributes ``weight / (RRF_K + rank)`` for its best ``depth`` chunks. Ranks,
 not scores, are fused, so BM25's unbounded values and e5's compressed cosines need no common
-scale. The lexical ranking weighs twice the dense one (:data:`LEXICAL_WEIGHT`): on
-cmrc2018-trial BM25 alone ranks the answer first as often as plain RRF does, and the dense
-ranking earns its place by lifting paraphrases the lexical one ranks low; with equal weights
-it also demoted exact matches (answer Recall@1 0.933 vs 0.951 at weight 2).
+scale; the weights are the caller's (:mod:`rag.index` holds the measured ones).
 Fused values tie often (a chunk 1st in one list and 3rd in the other equals the reverse),
 so ties are broken by a real relevance score — the gate's — and only then by index order,
 which keeps the result deterministic.
@@ -24,8 +21,6 @@ RowArray = npt.NDArray[np.intp]
 
 RRF_K = 60
 """The usual RRF constant: damps the difference between rank 1 and rank 2 of one list."""
-LEXICAL_WEIGHT = 2.0
-DENSE_WEIGHT = 1.0
 DEFAULT_DEPTH = 100
 """How many chunks of each ranking take part; beyond that a rank adds almost nothing."""
 
