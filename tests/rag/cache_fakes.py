@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 from dataclasses import dataclass, field
 
 from rag.results import Answer, Refusal, Result, Unverified
@@ -51,11 +50,3 @@ class FakeClock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
-
-
-def free_port() -> int:
-    """A local TCP port nobody listens on (for a Redis to start there, or to stay closed)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port

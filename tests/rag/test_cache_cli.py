@@ -13,7 +13,8 @@ import pytest
 from rag.cache_redis import RedisCache
 from rag.cli import cache as cache_cli
 from rag.settings import Settings
-from tests.rag.cache_fakes import CountingCompute, free_port, unverified
+from tests.fakes.redis_server import free_port
+from tests.rag.cache_fakes import CountingCompute, unverified
 
 
 def run(argv: list[str], settings: Settings) -> int:

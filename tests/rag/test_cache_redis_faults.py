@@ -7,71 +7,26 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
 
 import pytest
 from redis.asyncio import Redis
 
 from rag.cache_redis import RedisCache
 from rag.results import Result
-from tests.rag.cache_fakes import CountingCompute, FakeClock, answer, free_port
+from tests.fakes.redis_server import OwnRedis, free_port
+from tests.rag.cache_fakes import CountingCompute, FakeClock, answer
 
-REDIS_SERVER = "/usr/bin/redis-server"
 KEY = "v1:question"
-
-
-@dataclass
-class OwnRedis:
-    port: int = field(default_factory=free_port)
-    process: subprocess.Popen[str] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                REDIS_SERVER,
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--enable-debug-command",
-                "local",
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        for line in self.process.stdout:  # ready when it says so: no polling, no sleeps
-            if "Ready to accept connections" in line:
-                return
-        msg = f"redis-server on port {self.port} exited: {self.process.wait()}"
-        raise RuntimeError(msg)
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            if self.process.stdout is not None:
-                self.process.stdout.close()
-            self.process = None
 
 
 @pytest.fixture
 def own_redis() -> Iterator[OwnRedis]:
-    server = OwnRedis()
+    server = OwnRedis(debug=True)
     server.start()
     yield server
-    server.stop()
+    server.kill()
 
 
 @pytest.fixture
@@ -104,7 +59,7 @@ async def test_answers_come_while_redis_is_killed_and_the_cache_resumes_after_re
     await cache.get_or_compute(KEY, compute)
     assert compute.calls == 1  # cached while up
 
-    own_redis.stop()
+    own_redis.kill()
     with caplog.at_level(logging.INFO, logger="rag.breaker"):
         first_failure = await timed(cache, compute)
         skipped = [await timed(cache, compute) for _ in range(5)]

@@ -8,8 +8,8 @@ import pytest
 
 from rag.index import Index
 from tests.fakes.openai_fixture import openai_server
+from tests.fakes.redis_server import OwnRedis
 from tests.fakes.slack_fixture import slack_api
-from tests.reliability.redis_server import OwnRedis
 from tests.scenarios.harness import sample_index
 
 __all__ = ["openai_server", "slack_api"]  # re-exported so pytest finds the shared fixtures

@@ -16,9 +16,9 @@ import pytest
 from bot.review_cards import APPROVE
 from rag.index import Index
 from tests.fakes.chat_model import ScriptedChatModel
+from tests.fakes.redis_server import OwnRedis
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlackApi
 from tests.reliability.app import REDIS_PASSWORD, REVIEW_CHANNEL, REVIEWER, Bot, serve
-from tests.reliability.redis_server import OwnRedis
 from tests.scenarios.harness import ALICE, CHANNEL, IN_KB, button_click, envelope, mention
 
 QUESTIONS = ("退费怎么算？", "口语课一共有几级？", "How many days of annual leave do I get?")

@@ -18,7 +18,7 @@ from redis.asyncio import Redis
 from bot.__main__ import redis_client
 from bot.dedupe import Dedupe, event_key, message_key
 from bot.review_state import Decision, ReviewState
-from tests.reliability.redis_server import OwnRedis, free_port
+from tests.fakes.redis_server import OwnRedis, free_port
 
 TWIN = (event_key("Ev1"), message_key("C1", "1.0001"))
 OTHER_TWIN = (event_key("Ev2"), message_key("C1", "1.0001"))

@@ -21,6 +21,7 @@ from rag.index import Index
 from rag.settings import Settings
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.openai_server import FakeOpenAIServer, HttpError
+from tests.fakes.redis_server import OwnRedis
 from tests.fakes.slack_api import TEAM_ID, FakeSlackApi, Message
 from tests.reliability.app import (
     BOT_TOKEN,
@@ -36,7 +37,6 @@ from tests.reliability.app import (
     sign,
 )
 from tests.reliability.models import openai_model
-from tests.reliability.redis_server import OwnRedis
 from tests.scenarios.harness import CHANNEL, IN_KB, OUT_OF_KB, button_click, envelope, mention
 
 OUTSIDER = "U0OUTSIDER"

@@ -28,6 +28,8 @@ def free_port() -> int:
 class OwnRedis:
     port: int = field(default_factory=free_port)
     password: str | None = None
+    debug: bool = False
+    """Allow DEBUG SLEEP and friends (from 127.0.0.1), to play a stalled Redis."""
     process: subprocess.Popen[str] | None = None
 
     @property
@@ -39,8 +41,10 @@ class OwnRedis:
         if not shutil.which(REDIS_SERVER):
             pytest.skip(f"no redis-server at {REDIS_SERVER}: this case kills and restarts its own")
         auth = ("--requirepass", self.password) if self.password else ()
+        debug = ("--enable-debug-command", "local") if self.debug else ()
+        options = (*NO_PERSISTENCE, *auth, *debug)
         self.process = subprocess.Popen(
-            [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", *NO_PERSISTENCE, *auth],
+            [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", *options],
             stdout=subprocess.PIPE,
             text=True,
         )
