@@ -33,7 +33,6 @@ import os
 import random
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -52,11 +51,9 @@ sys.path.insert(0, str(ROOT))
 from bench.slack_load import (  # noqa: E402
     SIGNING_SECRET,
     FakeSlackProcess,
-    drive,
     floor,
     free_port,
-    peak_rss_mib,
-    report,
+    measure,
     stop,
     wait_healthy,
 )
@@ -209,20 +206,7 @@ async def scenario(name: str, args: argparse.Namespace, *, fail_rate: float) -> 
             port = free_port()
             bot = await start_bot(slack, port, work, fail_rate=fail_rate)
             try:
-                url = f"http://127.0.0.1:{port}/slack/events"
-                warm = argparse.Namespace(burst=1, rate=0.0, duration=1.0, repeat=True)
-                await drive(warm, url)
-                await slack.until_updates(0, 1, within=30)  # auth.test, first answer
-                await asyncio.sleep(0.2)
-                since = await slack.count()
-                started = time.time()
-                sent = await drive(drive_args, url)
-                await slack.until_updates(since, len(sent), within=MAX_WAIT_SECONDS)
-                wall = time.time() - started
-                await asyncio.sleep(0.5)  # let stragglers (duplicates) show
-                _, calls = await slack.calls(since)
-                result = report(calls, sent, wall)
-                result["peak_rss_mib"] = round(peak_rss_mib(bot.pid), 1)
+                result = await measure(slack, bot, port, drive_args)
             finally:
                 await stop(bot)
         finally:

@@ -297,6 +297,26 @@ def report(calls: list[dict[str, Any]], sent: list[Sent], wall: float) -> dict[s
     }
 
 
+async def measure(
+    slack: FakeSlackProcess, bot: asyncio.subprocess.Process, port: int, args: argparse.Namespace
+) -> dict[str, Any]:
+    """Warm the bot up with one question, then drive ``args``' mentions and count the replies."""
+    url = f"http://127.0.0.1:{port}/slack/events"
+    await drive(argparse.Namespace(burst=1, rate=0, duration=1, repeat=True), url)
+    await slack.until_updates(0, 1, within=30)  # warm-up: auth.test, first answer
+    await asyncio.sleep(0.2)
+    since = await slack.count()
+    started = time.time()
+    sent = await drive(args, url)
+    await slack.until_updates(since, len(sent), within=MAX_WAIT_SECONDS)
+    wall = time.time() - started
+    await asyncio.sleep(0.5)  # let stragglers (duplicates) show
+    _, calls = await slack.calls(since)
+    result = report(calls, sent, wall)
+    result["peak_rss_mib"] = round(peak_rss_mib(bot.pid), 1)
+    return result
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--burst", type=int, default=100, help="concurrent mentions (default 100)")
@@ -321,19 +341,7 @@ async def main() -> None:
             await slack.stop()
             raise
         try:
-            url = f"http://127.0.0.1:{port}/slack/events"
-            await drive(argparse.Namespace(burst=1, rate=0, duration=1, repeat=True), url)
-            await slack.until_updates(0, 1, within=30)  # warm-up: auth.test, first answer
-            await asyncio.sleep(0.2)
-            since = await slack.count()
-            started = time.time()
-            sent = await drive(args, url)
-            await slack.until_updates(since, len(sent), within=MAX_WAIT_SECONDS)
-            wall = time.time() - started
-            await asyncio.sleep(0.5)  # let stragglers (duplicates) show
-            _, calls = await slack.calls(since)
-            result = report(calls, sent, wall)
-            result["peak_rss_mib"] = round(peak_rss_mib(bot.pid), 1)
+            result = await measure(slack, bot, port, args)
         finally:
             await stop(bot)
             await slack.stop()
