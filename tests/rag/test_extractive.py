@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 
 import pytest
@@ -103,17 +102,6 @@ async def test_async_invoke_answers_like_invoke() -> None:
     messages = build_messages("流利级原价多少钱？", policy_hits())
     model = ExtractiveChatModel()
     assert (await model.ainvoke(messages)).text == model.invoke(messages).text
-
-
-def test_answering_five_sources_takes_well_under_five_milliseconds() -> None:
-    hits = [make_hit(REFUND_TEXT + LEVELS_TEXT + LEAVE_TEXT, n=n) for n in range(5)]
-    messages = build_messages("流利级退费的手续费最低多少？", hits)
-    model = ExtractiveChatModel()
-    model.invoke(messages)
-    started = time.perf_counter()
-    for _ in range(20):
-        model.invoke(messages)
-    assert (time.perf_counter() - started) / 20 < 0.005
 
 
 def test_model_identity_names_the_model_for_cache_keys() -> None:
