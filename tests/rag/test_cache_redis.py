@@ -136,8 +136,9 @@ async def test_twenty_identical_questions_across_two_processes_compute_once(
 
 
 async def test_a_long_computation_keeps_its_lock_alive(make: Factory) -> None:
-    first, second = make(lock_seconds=0.15), make(lock_seconds=0.15)
-    compute = CountingCompute(delay=0.45)  # three lock lifetimes
+    # Lifetimes long enough that a slow first round trip to a fresh server can't miss a renewal.
+    first, second = make(lock_seconds=0.3), make(lock_seconds=0.3)
+    compute = CountingCompute(delay=0.9)  # three lock lifetimes
     holder = asyncio.create_task(first.get_or_compute(KEY, compute))
     await asyncio.sleep(0.02)
     await second.get_or_compute(KEY, compute)
