@@ -75,6 +75,14 @@ def test_search_finds_the_passage_and_reports_every_score(index: Index) -> None:
     assert all(isinstance(score, float) for score in scores)
 
 
+def test_with_a_measured_embedder_hits_come_in_gate_score_order(index: Index) -> None:
+    assert index.gate is HASHING
+    hits = index.search("口语课每级多少课时？", 3)
+    assert hits[0].chunk.source == "courses.md"
+    scores = [hit.score for hit in hits]
+    assert scores == sorted(scores, reverse=True)
+
+
 def test_english_question_finds_the_english_document(index: Index) -> None:
     hit = index.search("How many days of annual leave do I get?", 1)[0]
     assert hit.chunk.source == "hr/leave.md"
