@@ -39,6 +39,12 @@ MAX_CONCURRENT_ANSWERS = 8
 Answering is mostly CPU on this event loop, so more at once only makes Slack's acks wait:
 with a burst of 200 mentions and no limit, acks queued behind answer work for over a second."""
 
+MAX_PLACEHOLDER_POSTS = 16
+"""Placeholder posts in flight at once per process. In a burst every listener starts at once and
+its placeholder post competes with Slack's acks for the event loop: with no bound, a burst of 200
+mentions (``python -m bench.load --scenario burst``) acked at p99 324–339 ms; with 16, 200–223 ms,
+placeholders still shown within 0.4 s (p99); with 8 the placeholders queued towards a second."""
+
 
 def _ms(since: float) -> float:
     return (time.perf_counter() - since) * 1000
@@ -53,15 +59,20 @@ class Responder:
         log_questions: bool = False,
         max_question_chars: int = MAX_QUESTION_CHARS,
         max_concurrent: int = MAX_CONCURRENT_ANSWERS,
+        max_placeholder_posts: int = MAX_PLACEHOLDER_POSTS,
     ) -> None:
         if max_concurrent < 1:
             msg = f"max_concurrent ({max_concurrent}) must be at least 1"
+            raise ValueError(msg)
+        if max_placeholder_posts < 1:
+            msg = f"max_placeholder_posts ({max_placeholder_posts}) must be at least 1"
             raise ValueError(msg)
         self.answerer = answerer
         self.review = review
         self.log_questions = log_questions
         self.max_question_chars = max_question_chars
         self._slots = asyncio.Semaphore(max_concurrent)
+        self._placeholders = asyncio.Semaphore(max_placeholder_posts)
 
     async def respond(self, client: AsyncWebClient, asked: Incoming) -> None:
         started = time.perf_counter()
@@ -75,7 +86,9 @@ class Responder:
                 await self._post(client, asked, plain_message(texts.HELP))
                 log.messages = 1
                 return
-            placeholder = await self._post(client, asked, plain_message(texts.WORKING[language]))
+            working = plain_message(texts.WORKING[language])
+            async with self._placeholders:
+                placeholder = await self._post(client, asked, working)
             log.timings_ms["placeholder"] = _ms(started)
             origin = Origin(
                 channel=asked.channel,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import Any
@@ -183,3 +184,38 @@ async def test_log_questions_puts_the_text_in_the_line(
         await Responder(answerer, log_questions=True).respond(_client(slack_api), ASKED)
     [line] = [r.getMessage() for r in caplog.records if r.name == "citebot.questions"]
     assert json.loads(line)["question"] == "退费怎么算？"
+
+
+class _GatedSlack:
+    """Holds every chat.postMessage until released, counting how many are in flight."""
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.peak = 0
+        self.updates = 0
+        self.release = asyncio.Event()
+
+    async def chat_postMessage(self, **kwargs: Any) -> dict[str, Any]:
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        await self.release.wait()
+        self.in_flight -= 1
+        return {"ts": "2.0001"}
+
+    async def chat_update(self, **kwargs: Any) -> dict[str, Any]:
+        self.updates += 1
+        return {"ts": kwargs["ts"]}
+
+
+async def test_a_burst_posts_a_bounded_number_of_placeholders_at_once() -> None:
+    answerer = _Answerer(Answer("退费怎么算？", "退费按剩余课时计算[1]。", (HIT,)))
+    responder = Responder(answerer, max_placeholder_posts=3)
+    slack = _GatedSlack()
+    client: Any = slack
+    burst = [asyncio.create_task(responder.respond(client, ASKED)) for _ in range(20)]
+    for _ in range(10):  # let every task run up to its placeholder post
+        await asyncio.sleep(0)
+    assert slack.peak == 3
+    slack.release.set()
+    await asyncio.gather(*burst)
+    assert slack.updates == 20, "every question is still answered"
