@@ -24,3 +24,11 @@ class SourceDocument:
     @property
     def hash(self) -> str:
         return content_hash(f"{self.title}\n{self.link or ''}\n{self.text}")
+
+
+class DocumentError(Exception):
+    """A file that cannot become a document; ``reason`` is one short human sentence."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
