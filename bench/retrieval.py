@@ -32,7 +32,8 @@ from langchain_core.embeddings import Embeddings
 
 from rag.chunks import Chunk
 from rag.embeddings import E5Embeddings
-from rag.index import Index, load_or_build
+from rag.index import Index
+from rag.index_store import load_or_build
 
 DIM = 384
 CJK = [chr(c) for c in range(0x4E00, 0x4E00 + 3000)]

@@ -8,7 +8,7 @@ down; tests build :class:`~rag.pipeline.Pipeline` directly from fakes.
 from __future__ import annotations
 
 from rag.cache import cache_from_settings
-from rag.index import open_index
+from rag.index_store import open_index
 from rag.llm import Generator
 from rag.pipeline import Pipeline
 from rag.reviewed import ReviewedAnswers

@@ -24,7 +24,8 @@ from rag.calibration import (
     text_histogram,
 )
 from rag.cli.eval import EvalInputError, read_jsonl
-from rag.index import Index, open_index
+from rag.index import Index
+from rag.index_store import open_index
 from rag.settings import Settings
 
 

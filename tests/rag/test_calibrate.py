@@ -10,7 +10,7 @@ import pytest
 from rag.calibration import CALIBRATION_FILE, best_threshold, refusal_metrics, text_histogram
 from rag.cli import main
 from rag.gate import LEXICAL_ONLY
-from rag.index import open_index
+from rag.index_store import open_index
 from rag.settings import Settings
 
 DOCS = {

@@ -11,7 +11,8 @@ from rag.calibration import Calibration, save_calibration
 from rag.documents import SourceDocument
 from rag.embeddings import HashingEmbeddings
 from rag.gate import HASHING, LEXICAL_ONLY
-from rag.index import MANIFEST_FILE, Index, load_or_build
+from rag.index import Index
+from rag.index_store import MANIFEST_FILE, load_or_build
 from rag.splitter import Splitter
 
 REFUND = SourceDocument(

@@ -15,7 +15,8 @@ import pytest
 
 import rag.loaders
 from rag.embeddings import HashingEmbeddings
-from rag.index import Index, load_or_build, open_index
+from rag.index import Index
+from rag.index_store import load_or_build, open_index
 from rag.loaders import LoadedFile
 from rag.settings import Settings
 
