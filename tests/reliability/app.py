@@ -9,7 +9,6 @@ sends requests signed with its own secret. Event builders come from the scenario
 from __future__ import annotations
 
 import json
-import socket
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,7 +17,6 @@ from typing import Any
 from urllib.parse import quote
 
 import aiohttp
-from aiohttp import web
 from langchain_core.language_models import BaseChatModel
 from slack_sdk.signature import SignatureVerifier
 
@@ -33,7 +31,7 @@ from rag.pipeline import Pipeline
 from rag.retry import RetryPolicy
 from rag.settings import Settings
 from tests.fakes.slack_api import FakeSlackApi
-from tests.scenarios.harness import counting, threshold
+from tests.scenarios.harness import counting, serving, threshold
 
 BOT_TOKEN = "xoxb-4711-reliability-BOTTOKENSECRET"
 SIGNING_SECRET = "reliability-SIGNINGSECRET-9f3a"
@@ -132,17 +130,8 @@ async def serve(
         rate_limit=RateLimitRetry(sleep=no_wait, jitter=0),
         with_review=with_review,
     )
-    runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-    await runner.setup()
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    await web.SockSite(runner, sock).start()
-    try:
-        async with aiohttp.ClientSession() as http:
-            yield Bot(f"http://127.0.0.1:{port}", http)
-    finally:
-        await runner.cleanup()
+    async with serving(app) as (url, http):
+        yield Bot(url, http)
 
 
 def everything_posted(slack: FakeSlackApi) -> str:

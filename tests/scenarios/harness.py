@@ -226,10 +226,20 @@ def button_click(
     }
 
 
-def _free_socket() -> socket.socket:
+@asynccontextmanager
+async def serving(app: web.Application) -> AsyncIterator[tuple[str, aiohttp.ClientSession]]:
+    """Serve ``app`` over real HTTP on a free loopback port: its base URL and a client."""
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+    await runner.setup()
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    return sock
+    port = sock.getsockname()[1]
+    await web.SockSite(runner, sock).start()
+    try:
+        async with aiohttp.ClientSession() as http:
+            yield f"http://127.0.0.1:{port}", http
+    finally:
+        await runner.cleanup()
 
 
 async def _no_wait(seconds: float) -> None:
@@ -268,13 +278,5 @@ async def start_bot(
         rate_limit=RateLimitRetry(sleep=_no_wait, jitter=0),
         with_review=with_review,
     )
-    runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-    await runner.setup()
-    sock = _free_socket()
-    port = sock.getsockname()[1]
-    await web.SockSite(runner, sock).start()
-    try:
-        async with aiohttp.ClientSession() as http:
-            yield RunningBot(f"http://127.0.0.1:{port}", http)
-    finally:
-        await runner.cleanup()
+    async with serving(app) as (url, http):
+        yield RunningBot(url, http)
