@@ -109,10 +109,7 @@ def review_card(
         listed = "\n".join(f"• {escape(problem)}" for problem in problems[:20])
         blocks.append(_label(texts.problems))
         blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": listed[:2900]}})
-    if sources:
-        blocks.append(_label(texts.sources))
-        text = source_lines(sources)[:2900]
-        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": text}})
+    blocks.extend(_sources(texts.sources, sources))
     blocks.append(
         {
             "type": "actions",
@@ -125,6 +122,14 @@ def review_card(
         }
     )
     return f"{texts.review_title}: {question[:200]}", blocks
+
+
+def _sources(label: str, sources: Sequence[tuple[str, float, str | None]]) -> list[Block]:
+    """The retrieved sources with their scores under ``label``; nothing when there are none."""
+    if not sources:
+        return []
+    text = source_lines(sources)[:2900]
+    return [_label(label), {"type": "section", "text": {"type": "mrkdwn", "text": text}}]
 
 
 def gap_card(
@@ -143,10 +148,7 @@ def gap_card(
         _label(texts.question),
         *plain_blocks("q", question, 1),
     ]
-    if sources:
-        blocks.append(_label(texts.near_misses))
-        text = source_lines(sources)[:2900]
-        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": text}})
+    blocks.extend(_sources(texts.near_misses, sources))
     blocks.append(
         {
             "type": "actions",
