@@ -25,7 +25,7 @@ from rag.language import Language, detect_language, is_ideograph
 from rag.messages import refusal_text
 from rag.prompt import PromptSource, parse_prompt
 
-EXTRACTIVE_VERSION = "2"
+EXTRACTIVE_VERSION = "3"
 """Part of the model identity in cache keys: bump when the choice of sentences changes."""
 
 MAX_SENTENCES = 3
@@ -33,6 +33,10 @@ SECOND_CHOICE_RATIO = 0.5
 """A further sentence is quoted only when it scores at least this share of the best one."""
 QUANTITY_BONUS = 1.5
 """For 多少/几/how much questions, sentences that contain a number are what the asker wants."""
+RANK_PRIOR = 0.5
+"""A sentence of the best source outweighs an equally matching one of the last by this share."""
+OTHER_SOURCE_RATIO = 0.75
+"""A further quote from another source than the best quote's must match nearly as well."""
 FORMULA_BONUS = 1.5
 """For 怎么算/how is it calculated questions, a sentence with a calculation is the answer."""
 MAX_LIST_ITEMS = 8
@@ -209,6 +213,7 @@ def choose_sentences(question: str, sources: Sequence[PromptSource]) -> list[_Ca
     weight = {t: math.log(1 + len(candidates) / df) for t, df in frequency.items() if df}
     wants_quantity = _QUANTITY_QUESTION.search(question) is not None
     wants_formula = _HOW_CALCULATED.search(question) is not None
+    last = max(c.source for c in candidates)
 
     def score(candidate: _Candidate) -> float:
         value = sum(weight.get(term, 0.0) for term in wanted & candidate.terms)
@@ -216,7 +221,8 @@ def choose_sentences(question: str, sources: Sequence[PromptSource]) -> list[_Ca
             value *= QUANTITY_BONUS
         if value and wants_formula and _FORMULA.search(candidate.full_text):
             value *= FORMULA_BONUS
-        return value
+        # Sources come best first: retrieval judged the whole passage, not just one sentence.
+        return value * (1 + RANK_PRIOR * (last - candidate.source) / max(last - 1, 1))
 
     ranked = sorted(
         ((score(c), c) for c in candidates), key=lambda sc: (-sc[0], sc[1].source, sc[1].position)
@@ -228,6 +234,8 @@ def choose_sentences(question: str, sources: Sequence[PromptSource]) -> list[_Ca
     for value, candidate in ranked:
         if len(chosen) == MAX_SENTENCES or value < best * SECOND_CHOICE_RATIO:
             break
+        if chosen and candidate.source != chosen[0].source and value < best * OTHER_SOURCE_RATIO:
+            continue
         chosen.append(candidate)
     # An item quoted under its lead-in is not quoted a second time on its own.
     covered = {(c.source, _LIST_MARKER.sub("", item)) for c in chosen for item in c.items}

@@ -105,7 +105,7 @@ async def test_async_invoke_answers_like_invoke() -> None:
 
 
 def test_model_identity_names_the_model_for_cache_keys() -> None:
-    assert model_identity(ExtractiveChatModel()) == "extractive/2"
+    assert model_identity(ExtractiveChatModel()) == "extractive/3"
     remote = ChatOpenAI(
         base_url="https://api.deepseek.com/v1", api_key=SecretStr("k"), model="deepseek-chat"
     )
@@ -166,3 +166,19 @@ def test_how_is_it_calculated_prefers_the_formula() -> None:
     )
     reply = answer("退费怎么算？", [make_hit(text)])
     assert "退费金额 = 实付课程费 × 剩余课时 ÷ 总课时 − 手续费[1]。" in reply
+
+
+def test_a_loosely_matching_sentence_of_a_lower_ranked_source_is_not_quoted() -> None:
+    entitlement = "Full-time staff receive 15 working days of paid annual leave per calendar year."
+    requests = "Submit leave requests in the HR portal at least 10 working days in advance."
+    hits = [make_hit(entitlement, source="leave.md"), make_hit(requests, source="requests.md")]
+    reply = answer("How many days of annual leave do I get?", hits)
+    assert reply == f"{entitlement[:-1]} [1]."
+
+
+def test_the_best_ranked_source_is_preferred_over_a_rarer_word_elsewhere() -> None:
+    transfer = "转班指在同一级别内更换上课时间。每个级别最多可免费转班两次，第三次起收取服务费。"
+    advisor = "接待新学员咨询，介绍课程内容和收费标准。"
+    hits = [make_hit(transfer, source="refund.md"), make_hit(advisor, source="handbook.md")]
+    reply = answer("转班要收费吗？", hits)
+    assert "免费转班两次" in reply
