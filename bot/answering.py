@@ -220,6 +220,20 @@ class Responder:
         )
         return str(response["ts"])
 
+    async def _remove_placeholder(
+        self, client: AsyncWebClient, asked: Incoming, placeholder: str
+    ) -> None:
+        """Best effort: a "Looking it up…" left above the answer would read as still working."""
+        try:
+            await client.chat_delete(channel=asked.channel, ts=placeholder)
+        except SlackApiError as error:
+            logger.warning(
+                "could not remove placeholder %s in %s (%s)",
+                placeholder,
+                asked.channel,
+                error.response.get("error"),
+            )
+
     async def _deliver(
         self,
         client: AsyncWebClient,
@@ -242,5 +256,7 @@ class Responder:
                 error.response.get("error"),
             )
             await self._post(client, asked, first)
+            if error.response.get("error") != "message_not_found":
+                await self._remove_placeholder(client, asked, placeholder)
         for message in rest:
             await self._post(client, asked, message)

@@ -151,6 +151,15 @@ async def test_a_deleted_placeholder_still_gets_the_answer_posted(
     assert [m.text for m in slack_api.messages] == [WORKING["zh"], "退费按剩余课时计算[1]。"]
 
 
+async def test_a_placeholder_slack_would_not_edit_is_replaced_by_the_answer(
+    slack_api: FakeSlackApi,
+) -> None:
+    slack_api.fail("chat.update", "cant_update_message")
+    answerer = _Answerer(Answer("q", "退费按剩余课时计算[1]。", (HIT,)))
+    await Responder(answerer).respond(_client(slack_api), ASKED)
+    assert [m.text for m in slack_api.messages] == ["退费按剩余课时计算[1]。"]
+
+
 async def test_slack_refusing_the_placeholder_is_logged_and_survived(
     slack_api: FakeSlackApi, caplog: pytest.LogCaptureFixture
 ) -> None:

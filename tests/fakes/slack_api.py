@@ -109,6 +109,7 @@ class FakeSlackApi:
             "auth.test": self._auth_test,
             "chat.postMessage": self._post_message,
             "chat.update": self._update,
+            "chat.delete": self._delete,
             "chat.postEphemeral": self._post_ephemeral,
             "chat.getPermalink": self._permalink,
             "views.open": self._views_open,
@@ -334,6 +335,15 @@ class FakeSlackApi:
         message.blocks = list(args.get("blocks") or [])
         message.edits += 1
         return {"ok": True, "channel": message.channel, "ts": message.ts, "text": message.text}
+
+    def _delete(self, args: Args) -> Reply:
+        message = self._find(args.get("channel"), args.get("ts"))
+        if message is None:
+            return {"ok": False, "error": "message_not_found"}
+        if message.user != BOT_USER_ID:
+            return {"ok": False, "error": "cant_delete_message"}
+        self.messages.remove(message)
+        return {"ok": True, "channel": message.channel, "ts": message.ts}
 
     def _post_ephemeral(self, args: Args) -> Reply:
         problem = self._channel_problem(args.get("channel"))
