@@ -37,7 +37,7 @@ from bot.review_cards import (
     read_back,
     review_card,
 )
-from bot.review_replies import colleague_answer, rejection, reviewed_answer
+from bot.review_replies import colleague_answer, dismissal, rejection, reviewed_answer
 from bot.review_state import Decision, OpenReview, ReviewState, Ticket, Verdict
 from rag.chunks import Chunk
 from rag.results import Hit, Refusal, Unverified
@@ -244,6 +244,8 @@ class ReviewDesk:
             messages = rejection(question)
         elif decision.verdict == "answered":
             messages = colleague_answer(question, text, reviewer=decision.reviewer)
+        elif decision.verdict == "dismissed":
+            messages = dismissal(question)
         for message in messages:
             await client.chat_postMessage(
                 channel=ticket.channel,

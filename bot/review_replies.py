@@ -3,7 +3,8 @@
 Approved and edited answers go through the Slack edge's own renderer (:func:`bot.reply.
 render_answer`), so they look like every other answer — citation buttons included — plus the
 "reviewed by @x on <date>" line. A rejection is the answer core's fixed refusal sentence and a
-promise no stronger than "a colleague may follow up"; a colleague's own answer says whose it is.
+promise no stronger than "a colleague may follow up"; a colleague's own answer says whose it is;
+a dismissed knowledge gap tells the asker a person looked and has nothing to add.
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ def reviewed_answer(
 
 def rejection(question: str) -> list[SlackMessage]:
     sentence = f"{refusal_text(detect_language(question))}\n{texts_for(question).rejected_to_asker}"
+    return [SlackMessage(text=sentence, blocks=[section(escape(sentence))])]
+
+
+def dismissal(question: str) -> list[SlackMessage]:
+    """The asker who asked for a person hears that one looked, rather than nothing at all."""
+    sentence = texts_for(question).dismissed_to_asker
     return [SlackMessage(text=sentence, blocks=[section(escape(sentence))])]
 
 

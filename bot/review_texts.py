@@ -47,6 +47,7 @@ class Texts:
     modal_failed: str
     draft_cut: str
     rejected_to_asker: str
+    dismissed_to_asker: str
     colleague_answer: str
     asked_human: str
     already_asked: str
@@ -99,6 +100,7 @@ ZH = Texts(
     modal_failed="表单没能打开（Slack 只给 3 秒），请再点一次。",
     draft_cut="草稿超过表单能容纳的 {limit} 字，这里只显示前 {limit} 字；发送的就是框里的内容。",
     rejected_to_asker="同事看过了这个问题，可能会在这里跟进。",
+    dismissed_to_asker="同事看过了这个问题：资料里没有这方面的规定，目前也没有可以补充的。",
     colleague_answer="💬 同事 <@{reviewer}> 的回答：",
     asked_human="已转给同事，他们会在这里回复你。",
     already_asked="已经转给同事了，请稍候。",
@@ -160,6 +162,10 @@ EN = Texts(
         "shown, and what is in the box is what will be sent."
     ),
     rejected_to_asker="A colleague has looked at this and may follow up here.",
+    dismissed_to_asker=(
+        "A colleague has looked at this: our documents don't cover it and there is nothing to "
+        "add for now."
+    ),
     colleague_answer="💬 Answer from a colleague, <@{reviewer}>:",
     asked_human="I've passed this to a colleague; they'll reply here.",
     already_asked="This was already passed to a colleague; they'll reply here.",

@@ -166,7 +166,9 @@ async def test_dismiss_closes_the_card_and_only_reviewers_may(
 
     await slack_api.wait_until(lambda: card_now(slack_api, card).edits > 0)
     assert "已忽略" in everything(card_now(slack_api, card))
-    assert len(slack_api.thread(ASK_CHANNEL, asked)) == before
+    thread = slack_api.thread(ASK_CHANNEL, asked)
+    assert len(thread) == before + 1, "the asker who asked for a person hears that one looked"
+    assert "同事看过了这个问题" in thread[-1].text
 
 
 async def test_home_lists_the_open_gap_for_reviewers_only(
