@@ -49,15 +49,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.slack_load import (  # noqa: E402
-    SIGNING_SECRET,
     FakeSlackProcess,
     floor,
     free_port,
     measure,
+    start_bot,
     stop,
-    wait_healthy,
 )
-from tests.fakes.slack_api import BOT_TOKEN  # noqa: E402
 
 MAX_WAIT_SECONDS = 120.0
 """Bound on waiting for replies after the last request."""
@@ -154,35 +152,6 @@ def serve() -> int:
     return 0
 
 
-async def start_bot(
-    slack: FakeSlackProcess, port: int, work: Path, *, fail_rate: float
-) -> asyncio.subprocess.Process:
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "LLM_", "REDIS"))},
-        "SLACK_BOT_TOKEN": BOT_TOKEN,
-        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
-        "SLACK_API_URL": slack.url,
-        "REVIEW_CHANNEL": "C0REVIEW",
-        "PORT": str(port),
-        "EMBEDDINGS": "none",
-        "MIN_SCORE": os.environ.get("BENCH_MIN_SCORE", "-1.7"),
-        "INDEX_DIR": str(work / "index"),
-        "BENCH_FAIL_RATE": str(fail_rate),
-    }
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bench.load",
-        "--serve",
-        cwd=ROOT,
-        env=env,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=(work / "bot.log").open("wb"),
-    )
-    await wait_healthy(process, port)
-    return process
-
-
 def log_counts(log: Path) -> dict[str, int]:
     text = log.read_text(encoding="utf-8", errors="replace")
     return {
@@ -204,7 +173,13 @@ async def scenario(name: str, args: argparse.Namespace, *, fail_rate: float) -> 
         await slack.start()
         try:
             port = free_port()
-            bot = await start_bot(slack, port, work, fail_rate=fail_rate)
+            bot = await start_bot(
+                slack,
+                port,
+                work,
+                command=("-m", "bench.load", "--serve"),
+                extra_env={"BENCH_FAIL_RATE": str(fail_rate)},
+            )
             try:
                 result = await measure(slack, bot, port, drive_args)
             finally:

@@ -198,7 +198,15 @@ async def floor(args: argparse.Namespace) -> dict[str, float]:
     }
 
 
-async def start_bot(slack: FakeSlackProcess, port: int, work: Path) -> asyncio.subprocess.Process:
+async def start_bot(
+    slack: FakeSlackProcess,
+    port: int,
+    work: Path,
+    *,
+    command: tuple[str, ...] = ("-m", "bot"),
+    extra_env: dict[str, str] | None = None,
+) -> asyncio.subprocess.Process:
+    """``python -m bot`` (or ``command``) in its own process against the fake Slack API."""
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "LLM_", "REDIS"))},
         "SLACK_BOT_TOKEN": BOT_TOKEN,
@@ -209,11 +217,11 @@ async def start_bot(slack: FakeSlackProcess, port: int, work: Path) -> asyncio.s
         "EMBEDDINGS": "none",
         "MIN_SCORE": os.environ.get("BENCH_MIN_SCORE", "-1.7"),
         "INDEX_DIR": str(work / "index"),
+        **(extra_env or {}),
     }
     process = await asyncio.create_subprocess_exec(
         sys.executable,
-        "-m",
-        "bot",
+        *command,
         cwd=ROOT,
         env=env,
         stdout=asyncio.subprocess.DEVNULL,
