@@ -14,7 +14,7 @@ from tests.fakes.openai_server import FakeOpenAIServer
 
 @asynccontextmanager
 async def openai_model(
-    server: FakeOpenAIServer, *, client_timeout: float = 0.2, base_url: str | None = None
+    server: FakeOpenAIServer, *, client_timeout: float = 1.0, base_url: str | None = None
 ) -> AsyncIterator[ChatOpenAI]:
     """No retries of its own (the Generator's policy retries); its HTTP client closed after."""
     client = openai.DefaultAsyncHttpxClient()
