@@ -29,14 +29,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rag.cache import AnswerCache, MemoryCache
-from rag.cache_redis import RedisCache
-from rag.embeddings import HashingEmbeddings
-from rag.extractive import ExtractiveChatModel
-from rag.index import Index
-from rag.llm import Generator
-from rag.loaders import load_folder
+from rag.cache.answers import AnswerCache, MemoryCache
+from rag.cache.redis_backend import RedisCache
+from rag.generate.extractive import ExtractiveChatModel
+from rag.generate.llm import Generator
+from rag.ingest.loaders import load_folder
 from rag.pipeline import Pipeline
+from rag.search.embeddings import HashingEmbeddings
+from rag.search.index import Index
 
 QUESTIONS = ["口语课一共有几级？", "退费怎么计算？", "How many days of annual leave do I get?"]
 

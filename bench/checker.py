@@ -37,12 +37,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bench.checker_faults import EXPECTED_KIND, FAULTS, arabic_numbers, cite, sum_sentence
+from rag.check.citations import check
 from rag.chunks import Chunk
-from rag.citations import check
-from rag.extractive import extractive_answer, split_sentences
-from rag.lexical import LexicalIndex
-from rag.prompt import PromptSource
+from rag.generate.extractive import extractive_answer, split_sentences
+from rag.generate.prompt import PromptSource
 from rag.results import Hit
+from rag.search.lexical import LexicalIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "cmrc2018-trial"

@@ -1,4 +1,5 @@
-"""Measure the refusal gate's constants on a labelled set (how rag/gate.py's numbers were made).
+"""Measure the refusal gate's constants on a labelled set (how rag/search/gate.py's numbers
+were made).
 
     .venv/bin/python bench/gate_constants.py --corpus ../shared/data/cmrc2018-trial/corpus.jsonl \\
         --queries ../shared/data/cmrc2018-trial/queries.jsonl --embeddings e5
@@ -11,7 +12,7 @@ from the new constants, and two thresholds on that score: the one maximising the
 on this very set (over-fits: it sits on one question's score) and the one maximising a
 *smoothed* F1, where each question counts as refused with probability Φ((t − score) / h),
 h = Silverman's bandwidth of the scores. The smoothed optimum moves little when a few questions
-change, which is what a default for other corpora needs; rag/gate.py ships it, rounded.
+change, which is what a default for other corpora needs; rag/search/gate.py ships it, rounded.
 """
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from rag.cli.eval import load_corpus, load_queries
-from rag.embeddings import CachedEmbeddings, E5Embeddings, HashingEmbeddings
-from rag.gate import GateModel, Standard, gate_for
-from rag.index import Index
-from rag.lexical import LexicalIndex
+from rag.search.embeddings import CachedEmbeddings, E5Embeddings, HashingEmbeddings
+from rag.search.gate import GateModel, Standard, gate_for
+from rag.search.index import Index
+from rag.search.lexical import LexicalIndex
 
 
 def auroc(scores: np.ndarray, answerable: np.ndarray) -> float:

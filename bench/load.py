@@ -130,8 +130,8 @@ def serve() -> int:
     from bot.__main__ import create_web_app, redis_client, reviewed_answers
     from bot.settings import BotSettings
     from rag.assemble import build_pipeline
-    from rag.llm import Generator
-    from rag.retry import RetryPolicy
+    from rag.generate.llm import Generator
+    from rag.generate.retry import RetryPolicy
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     settings = BotSettings.from_env(os.environ)

@@ -7,7 +7,7 @@
 Synthetic chunks are ~400 characters of Zipf-distributed CJK characters with some Latin words,
 so term statistics look like real Chinese text (a few very common characters, a long tail).
 Dense vectors come from a seeded random generator (384 dimensions, like e5-small) and are handed
-to :class:`rag.index.Index` directly; queries embed with a fake that costs nothing, so the
+to :class:`rag.search.index.Index` directly; queries embed with a fake that costs nothing, so the
 numbers are the index's own cost: BM25 + coverage + cosine over the lexical matrix, one
 matrix-vector product, fusion and the gate. Queries are 12-character spans of random chunks
 (answerable) and fresh random text (unanswerable), half each.
@@ -31,9 +31,9 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from rag.chunks import Chunk
-from rag.embeddings import E5Embeddings
-from rag.index import Index
-from rag.index_store import load_or_build
+from rag.ingest.build import load_or_build
+from rag.search.embeddings import E5Embeddings
+from rag.search.index import Index
 
 DIM = 384
 CJK = [chr(c) for c in range(0x4E00, 0x4E00 + 3000)]

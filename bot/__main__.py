@@ -4,7 +4,7 @@
       -> reviewed answers + pipeline (rag.assemble.build_pipeline: index, chat model, cache)
       -> no SLACK_BOT_TOKEN: local console chat over the same pipeline
       -> else aiohttp application; at startup: HTTP session, AsyncWebClient(SLACK_API_URL,
-         429 retry), dedupe, review desk (bot/review.py, sharing Redis), Bolt app;
+         429 retry), dedupe, review desk (bot/review/desk.py, sharing Redis), Bolt app;
          HTTP mode serves POST /slack/events, Socket Mode connects out; both serve GET /healthz.
 Everything opened here is closed here (aiohttp ``cleanup_ctx``), in reverse order.
 """
@@ -26,18 +26,18 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
-from bot.app import build_app
 from bot.console import banner, chat
 from bot.dedupe import Dedupe
 from bot.health import health_handler
-from bot.listeners.review import register_review
 from bot.ports import Answerer, SourceIndex
-from bot.review import ReviewDesk
-from bot.review_state import ReviewState
-from bot.server import BOLT, HEALTH_PATH, BoltSlot, add_events_route
+from bot.review.desk import ReviewDesk
+from bot.review.state import ReviewState
 from bot.settings import BotSettings
-from bot.slack_client import RateLimitRetry, web_client
-from rag.reviewed import RedisStore, ReviewedAnswers
+from bot.slack.app import build_app
+from bot.slack.client import RateLimitRetry, web_client
+from bot.slack.listeners.review import register_review
+from bot.slack.server import BOLT, HEALTH_PATH, BoltSlot, add_events_route
+from rag.cache.reviewed import RedisStore, ReviewedAnswers
 from rag.settings import SettingsError
 
 logger = logging.getLogger("citebot")

@@ -15,8 +15,8 @@ from bot import texts
 from bot.plain import render_plain
 from bot.ports import Answerer
 from bot.text import cut
+from rag.generate.llm import GenerationError
 from rag.language import detect_language
-from rag.llm import GenerationError
 from rag.messages import model_failure_text
 from rag.pipeline import MAX_QUESTION_CHARS
 from rag.results import Unverified

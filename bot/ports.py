@@ -1,9 +1,9 @@
 """What the Slack edge needs from its neighbours, as small interfaces.
 
 ``Answerer`` and ``SourceIndex`` are the slices of :class:`rag.pipeline.Pipeline` and
-:class:`rag.index.Index` the listeners use (so tests can hand in a stub and ``bot/`` stays
+:class:`rag.search.index.Index` the listeners use (so tests can hand in a stub and ``bot/`` stays
 decoupled from how answers are made). ``Origin`` and ``ReviewHooks`` are the seam to the human
-review desk (bot/review.py, owned by the review work): the questions listener hands it every
+review desk (bot/review/desk.py, owned by the review work): the questions listener hands it every
 ``Unverified`` result and asks it for the buttons under a refusal.
 """
 

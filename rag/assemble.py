@@ -7,11 +7,11 @@ down; tests build :class:`~rag.pipeline.Pipeline` directly from fakes.
 
 from __future__ import annotations
 
-from rag.cache import cache_from_settings
-from rag.index_store import open_index
-from rag.llm import Generator
+from rag.cache.answers import cache_from_settings
+from rag.cache.reviewed import ReviewedAnswers
+from rag.generate.llm import Generator
+from rag.ingest.build import open_index
 from rag.pipeline import Pipeline
-from rag.reviewed import ReviewedAnswers
 from rag.settings import Settings
 
 

@@ -15,16 +15,16 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from rag.cache import AnswerCache, cache_key, normalize_question
-from rag.citations import check
-from rag.index import Index
+from rag.cache.answers import AnswerCache, cache_key, normalize_question
+from rag.cache.reviewed import ReviewedAnswers
+from rag.check.citations import check
+from rag.check.leak import recites_rules
+from rag.generate.llm import Generator
+from rag.generate.prompt import PROMPT_VERSION, build_messages
 from rag.language import detect_language
-from rag.leak import recites_rules
-from rag.llm import Generator
 from rag.messages import is_refusal_text, refusal_text
-from rag.prompt import PROMPT_VERSION, build_messages
 from rag.results import Answer, Hit, Refusal, Result, Unverified
-from rag.reviewed import ReviewedAnswers
+from rag.search.index import Index
 
 DEFAULT_SCOPE = "all"
 """Who may see which documents is not modelled yet: every asker sees every document."""

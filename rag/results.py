@@ -53,7 +53,7 @@ class Answer:
     @property
     def cited(self) -> tuple[int, ...]:
         """The source numbers the text cites, ascending."""
-        from rag.citations import cited_numbers
+        from rag.check.citations import cited_numbers
 
         return tuple(n for n in cited_numbers(self.text) if 1 <= n <= len(self.hits))
 

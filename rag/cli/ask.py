@@ -11,8 +11,8 @@ import unicodedata
 from typing import Any
 
 from rag.assemble import build_pipeline
+from rag.generate.llm import GenerationError
 from rag.language import detect_language
-from rag.llm import GenerationError
 from rag.messages import model_failure_text
 from rag.pipeline import sources_of
 from rag.results import Result

@@ -12,8 +12,8 @@ import asyncio
 import json
 import sys
 
-from rag.cache import CacheStats, CacheUnavailable
-from rag.cache_redis import DEFAULT_PREFIX, RedisCache
+from rag.cache.answers import CacheStats, CacheUnavailable
+from rag.cache.redis_backend import DEFAULT_PREFIX, RedisCache
 from rag.settings import Settings
 
 IN_PROCESS = (

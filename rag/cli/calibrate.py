@@ -16,16 +16,16 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from rag.calibration import (
+from rag.cli.eval import EvalInputError, read_jsonl
+from rag.ingest.build import open_index
+from rag.search.calibration import (
     Calibration,
     best_threshold,
     refusal_metrics,
     save_calibration,
     text_histogram,
 )
-from rag.cli.eval import EvalInputError, read_jsonl
-from rag.index import Index
-from rag.index_store import open_index
+from rag.search.index import Index
 from rag.settings import Settings
 
 

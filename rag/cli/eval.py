@@ -21,11 +21,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from rag.calibration import refusal_metrics
-from rag.documents import SourceDocument
-from rag.embeddings import CachedEmbeddings, embeddings_from_settings
-from rag.index import Index
+from rag.ingest.documents import SourceDocument
 from rag.results import Hit
+from rag.search.calibration import refusal_metrics
+from rag.search.embeddings import CachedEmbeddings, embeddings_from_settings
+from rag.search.index import Index
 from rag.settings import Settings
 
 HITS_PER_QUERY = 10

@@ -1,6 +1,6 @@
 """``python -m rag index [--docs DIR]``: build or refresh the persisted index, then summarise.
 
-Only new or changed files are split and embedded (see :func:`rag.index_store.open_index`); the
+Only new or changed files are split and embedded (see :func:`rag.ingest.build.open_index`); the
 summary says how many files were read and skipped (with why), how many chunks were embedded
 and how many vectors were reused, how long it took and the resulting index version.
 """
@@ -12,7 +12,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from rag.index_store import BuildReport, open_index
+from rag.ingest.build import BuildReport, open_index
 from rag.settings import Settings
 
 

@@ -11,13 +11,13 @@ import pytest
 from aiohttp import web
 
 from bot.__main__ import create_web_app, redis_client, reviewed_answers
-from bot.server import EVENTS_PATH, HEALTH_PATH
 from bot.settings import BotSettings
-from rag.cache import MemoryCache
-from rag.extractive import ExtractiveChatModel
-from rag.index import Index
-from rag.llm import Generator
+from bot.slack.server import EVENTS_PATH, HEALTH_PATH
+from rag.cache.answers import MemoryCache
+from rag.generate.extractive import ExtractiveChatModel
+from rag.generate.llm import Generator
 from rag.pipeline import Pipeline
+from rag.search.index import Index
 from rag.settings import Settings
 from tests.fakes.slack_api import BOT_TOKEN, FakeSlackApi
 from tests.scenarios.harness import REVIEW_CHANNEL, SIGNING_SECRET, sample_index, threshold

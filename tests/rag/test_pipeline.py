@@ -5,16 +5,16 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from rag.cache import MemoryCache
-from rag.documents import SourceDocument
-from rag.embeddings import HashingEmbeddings
-from rag.index import Index
-from rag.llm import GenerationError, Generator
+from rag.cache.answers import MemoryCache
+from rag.generate.llm import GenerationError, Generator
+from rag.generate.prompt import SYSTEM_RULES, parse_prompt
+from rag.generate.retry import RetryPolicy
+from rag.ingest.documents import SourceDocument
 from rag.messages import REFUSAL
 from rag.pipeline import Pipeline
-from rag.prompt import SYSTEM_RULES, parse_prompt
 from rag.results import Answer, Refusal, Unverified
-from rag.retry import RetryPolicy
+from rag.search.embeddings import HashingEmbeddings
+from rag.search.index import Index
 from tests.fakes.chat_model import ScriptedChatModel
 
 LEVELS = """# 课程体系

@@ -22,13 +22,13 @@ from slack_sdk.signature import SignatureVerifier
 
 from bot.__main__ import create_web_app, redis_client, reviewed_answers
 from bot.settings import BotSettings
-from bot.slack_client import RateLimitRetry
-from rag.cache import AnswerCache, MemoryCache
-from rag.cache_redis import RedisCache
-from rag.index import Index
-from rag.llm import Generator
+from bot.slack.client import RateLimitRetry
+from rag.cache.answers import AnswerCache, MemoryCache
+from rag.cache.redis_backend import RedisCache
+from rag.generate.llm import Generator
+from rag.generate.retry import RetryPolicy
 from rag.pipeline import Pipeline
-from rag.retry import RetryPolicy
+from rag.search.index import Index
 from rag.settings import Settings
 from tests.fakes.slack_api import FakeSlackApi
 from tests.scenarios.harness import counting, serving, threshold

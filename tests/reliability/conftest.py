@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from rag.index import Index
+from rag.search.index import Index
 from tests.fakes.openai_fixture import openai_server
 from tests.fakes.redis_server import OwnRedis
 from tests.fakes.slack_fixture import slack_api

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from rag.documents import SourceDocument
-from rag.embeddings import HashingEmbeddings
-from rag.index import Index
+from rag.ingest.documents import SourceDocument
+from rag.search.embeddings import HashingEmbeddings
+from rag.search.index import Index
 
 LEVELS = """# 课程体系
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import docx
 import pytest
 
-import rag.loaders
-from rag.embeddings import HashingEmbeddings
-from rag.index import Index
-from rag.index_store import load_or_build, open_index
-from rag.loaders import LoadedFile
+import rag.ingest.loaders
+from rag.ingest.build import load_or_build, open_index
+from rag.ingest.loaders import LoadedFile
+from rag.search.embeddings import HashingEmbeddings
+from rag.search.index import Index
 from rag.settings import Settings
 
 GOOD = "# 退费与转班制度\n\n## 三、退费计算口径\n\n退费按剩余课时计算，手续费为可退金额的 5%。\n"
@@ -106,14 +106,14 @@ def test_a_file_removed_while_indexing_is_skipped_and_the_next_build_agrees(
 ) -> None:
     docs, index_dir = tmp_path / "docs", tmp_path / "index"
     write_folder(docs)
-    real_load_path = rag.loaders.load_path
+    real_load_path = rag.ingest.loaders.load_path
 
     def removed_just_before(path: Path, root: Path) -> LoadedFile:
         if path.name == "hr.txt":
             path.unlink()  # discovered, then deleted before it was read
         return real_load_path(path, root)
 
-    monkeypatch.setattr(rag.loaders, "load_path", removed_just_before)
+    monkeypatch.setattr(rag.ingest.loaders, "load_path", removed_just_before)
     with caplog.at_level(logging.WARNING):
         during = load_or_build(docs, index_dir, embeddings=HashingEmbeddings())
     monkeypatch.undo()

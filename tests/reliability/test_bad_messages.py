@@ -16,10 +16,10 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from bot.texts import HELP, QUESTION_CUT, WORKING
-from rag.index import Index
+from rag.generate.prompt import SYSTEM_RULES, parse_prompt
 from rag.messages import REFUSAL
 from rag.pipeline import MAX_QUESTION_CHARS
-from rag.prompt import SYSTEM_RULES, parse_prompt
+from rag.search.index import Index
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlackApi, Message
 from tests.reliability.app import Bot, everything_posted, serve

@@ -12,8 +12,8 @@ from collections import Counter
 
 import pytest
 
-import rag.citations
-from rag.citations import check
+import rag.check.citations
+from rag.check.citations import check
 from rag.language import IDEOGRAPH_WEIGHT, detect_language
 from tests.rag.factories import policy_hits
 
@@ -43,7 +43,7 @@ def test_the_checker_reads_each_sources_language_once(monkeypatch: pytest.Monkey
         seen[text] += 1
         return detect_language(text)
 
-    monkeypatch.setattr(rag.citations, "detect_language", counting)
+    monkeypatch.setattr(rag.check.citations, "detect_language", counting)
     check(ANSWER, hits)
     assert all(seen[hit.chunk.text] <= 1 for hit in hits), seen
 

@@ -1,13 +1,13 @@
-"""The recital guard (rag/leak.py): the rules recited, whole or in part, are recognised; real
+"""The recital guard (rag/check/leak.py): the rules recited, whole or in part, are recognised; real
 answers, refusals and questions about company rules are not."""
 
 from __future__ import annotations
 
 import pytest
 
-from rag.leak import recites_rules
+from rag.check.leak import recites_rules
+from rag.generate.prompt import SYSTEM_RULES
 from rag.messages import REFUSAL
-from rag.prompt import SYSTEM_RULES
 
 RECITALS = [
     SYSTEM_RULES,

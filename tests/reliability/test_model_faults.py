@@ -17,12 +17,12 @@ from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 from tenacity.wait import wait_exponential
 
-from rag.cache import MemoryCache
-from rag.index import Index
-from rag.llm import GenerationError, Generator
+from rag.cache.answers import MemoryCache
+from rag.generate.llm import GenerationError, Generator
+from rag.generate.retry import RetryPolicy
 from rag.pipeline import Pipeline
 from rag.results import Answer, Refusal, Unverified
-from rag.retry import RetryPolicy
+from rag.search.index import Index
 from tests.fakes.openai_server import (
     Delay,
     DropConnection,

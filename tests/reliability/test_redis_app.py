@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from bot.review_cards import APPROVE
-from rag.index import Index
+from bot.slack.review_cards import APPROVE
+from rag.search.index import Index
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.redis_server import OwnRedis
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlackApi

@@ -1,6 +1,6 @@
 """Dedupe and the review guard when Redis blinks: never a second reply, never a lost question.
 
-The decision (bot/dedupe.py, bot/review_state.py docstrings): every claim is recorded in this
+The decision (bot/dedupe.py, bot/review/state.py docstrings): every claim is recorded in this
 process *before* Redis is asked, so deliveries that race each other inside one process are
 told apart even while Redis fails; Redis arbitrates between processes when it answers. A
 question is never dropped because Redis is away (fallback: answer it).
@@ -17,7 +17,7 @@ from redis.asyncio import Redis
 
 from bot.__main__ import redis_client
 from bot.dedupe import Dedupe, event_key, message_key
-from bot.review_state import Decision, ReviewState
+from bot.review.state import Decision, ReviewState
 from tests.fakes.redis_server import OwnRedis, free_port
 
 TWIN = (event_key("Ev1"), message_key("C1", "1.0001"))

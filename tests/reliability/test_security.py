@@ -16,8 +16,8 @@ from urllib.parse import quote
 
 import pytest
 
-from bot.review_cards import APPROVE, EDIT, REJECT, TEXT_INPUT
-from rag.index import Index
+from bot.slack.review_cards import APPROVE, EDIT, REJECT, TEXT_INPUT
+from rag.search.index import Index
 from rag.settings import Settings
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.openai_server import FakeOpenAIServer, HttpError

@@ -11,10 +11,10 @@ import logging
 
 import pytest
 
-from bot.slack_client import RATE_LIMIT_RETRIES
+from bot.slack.client import RATE_LIMIT_RETRIES
 from bot.texts import WORKING
-from rag.index import Index
 from rag.messages import model_failure_text
+from rag.search.index import Index
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.openai_server import FakeOpenAIServer, HttpError
 from tests.fakes.slack_api import FakeSlackApi

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.index import Index
+from rag.search.index import Index
 from tests.fakes.slack_fixture import slack_api
 from tests.scenarios.harness import sample_index
 

@@ -29,16 +29,16 @@ from slack_sdk.signature import SignatureVerifier
 
 from bot.__main__ import create_web_app
 from bot.settings import BotSettings
-from bot.slack_client import RateLimitRetry
-from rag.cache import MemoryCache
-from rag.embeddings import HashingEmbeddings
-from rag.extractive import ExtractiveChatModel
-from rag.index import Index
-from rag.llm import Generator
-from rag.loaders import load_folder
+from bot.slack.client import RateLimitRetry
+from rag.cache.answers import MemoryCache
+from rag.cache.reviewed import ReviewedAnswers
+from rag.generate.extractive import ExtractiveChatModel
+from rag.generate.llm import Generator
+from rag.generate.retry import RetryPolicy
+from rag.ingest.loaders import load_folder
 from rag.pipeline import Pipeline
-from rag.retry import RetryPolicy
-from rag.reviewed import ReviewedAnswers
+from rag.search.embeddings import HashingEmbeddings
+from rag.search.index import Index
 from rag.settings import Settings
 from tests.fakes.slack_api import BOT_ID, BOT_TOKEN, BOT_USER_ID, TEAM_ID, FakeSlackApi
 

@@ -1,7 +1,7 @@
 """The real app with its review desk over signed HTTP, for the review scenarios.
 
 ``ReviewBot`` builds what ``python -m bot`` builds — pipeline (small index, scripted chat model),
-Bolt app (``bot.app.build_app`` with every listener), review desk over a real Redis with a
+Bolt app (``bot.slack.app.build_app`` with every listener), review desk over a real Redis with a
 per-test key prefix — serves it on a free port behind bolt's two-function aiohttp adapter,
 and sends Slack-shaped, signed requests: mentions, button clicks built from the message the fake
 Slack API stores, modal submissions built from the view it opened. ``restart()`` throws the app
@@ -23,20 +23,20 @@ from redis.asyncio import Redis
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_sdk.signature import SignatureVerifier
 
-from bot.app import build_app
 from bot.dedupe import Dedupe
-from bot.listeners.review import register_review
-from bot.review import ReviewDesk
-from bot.review_state import ReviewState
-from bot.slack_client import RateLimitRetry, web_client
-from rag.cache import MemoryCache
-from rag.documents import SourceDocument
-from rag.embeddings import HashingEmbeddings
-from rag.index import Index
-from rag.llm import Generator
+from bot.review.desk import ReviewDesk
+from bot.review.state import ReviewState
+from bot.slack.app import build_app
+from bot.slack.client import RateLimitRetry, web_client
+from bot.slack.listeners.review import register_review
+from rag.cache.answers import MemoryCache
+from rag.cache.reviewed import RedisStore, ReviewedAnswers
+from rag.generate.llm import Generator
+from rag.generate.retry import RetryPolicy
+from rag.ingest.documents import SourceDocument
 from rag.pipeline import Pipeline
-from rag.retry import RetryPolicy
-from rag.reviewed import RedisStore, ReviewedAnswers
+from rag.search.embeddings import HashingEmbeddings
+from rag.search.index import Index
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.slack_api import BOT_TOKEN, BOT_USER_ID, TEAM_ID, FakeSlackApi, Message
 

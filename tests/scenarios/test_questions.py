@@ -7,11 +7,11 @@ from typing import Any
 from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
-from bot.reply import SOURCE_ACTION_PREFIX
+from bot.slack.reply import SOURCE_ACTION_PREFIX
 from bot.texts import HELP, QUESTION_CUT, UNVERIFIED, WORKING
-from rag.index import Index
 from rag.messages import model_failure_text, refusal_text
 from rag.pipeline import MAX_QUESTION_CHARS
+from rag.search.index import Index
 from tests.fakes.slack_api import BOT_ID, BOT_USER_ID, FakeSlackApi, Message
 from tests.scenarios.harness import (
     ALICE,

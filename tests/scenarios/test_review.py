@@ -340,7 +340,7 @@ async def test_each_decision_is_one_structured_log_line(
     card = await card_for(slack_api, bot)
     buttons = json.dumps(card.blocks)
 
-    with caplog.at_level("INFO", logger="bot.review"):
+    with caplog.at_level("INFO", logger="bot.review.desk"):
         await bot.click(card, "review_approve", user=REVIEWER)
         await decided(slack_api, card)
 

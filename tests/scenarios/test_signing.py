@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 
-from rag.index import Index
+from rag.search.index import Index
 from tests.fakes.slack_api import FakeSlackApi
 from tests.scenarios.harness import IN_KB, envelope, mention, sign, start_bot
 

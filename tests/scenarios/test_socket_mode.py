@@ -6,11 +6,11 @@ from aiohttp import web
 
 from bot.__main__ import create_web_app, reviewed_answers
 from bot.settings import BotSettings
-from rag.cache import MemoryCache
-from rag.extractive import ExtractiveChatModel
-from rag.index import Index
-from rag.llm import Generator
+from rag.cache.answers import MemoryCache
+from rag.generate.extractive import ExtractiveChatModel
+from rag.generate.llm import Generator
 from rag.pipeline import Pipeline
+from rag.search.index import Index
 from rag.settings import Settings
 from tests.fakes.slack_api import BOT_TOKEN, FakeSlackApi
 from tests.scenarios.harness import CHANNEL, IN_KB, REVIEW_CHANNEL, envelope, mention, threshold

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.source_ref import decode
+from bot.slack.source_ref import decode
 from bot.texts import SOURCE_CHANGED, SOURCE_GONE
-from rag.index import Index
+from rag.search.index import Index
 from tests.fakes.slack_api import FakeSlackApi
 from tests.scenarios.harness import CHANNEL, IN_KB, button_click, envelope, mention, start_bot
 

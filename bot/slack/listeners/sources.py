@@ -1,0 +1,103 @@
+"""Listener for citation button clicks: the cited passage, shown only to the clicker.
+
+Acknowledged first (Slack's 3 s), then an ephemeral message in the same thread; if Slack
+refuses that (e.g. the bot can't post ephemerals in that conversation) the same content opens
+as a modal, while the click's ``trigger_id`` is still fresh.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.ports import SourceIndex
+from bot.slack.reply import SOURCE_ACTION_PREFIX
+from bot.slack.source_ref import decode
+from bot.slack.source_view import as_modal, find, source_message, unreadable_message
+from rag.language import Language, detect_language
+from rag.messages import model_failure_text
+
+logger = logging.getLogger(__name__)
+
+SOURCE_ACTION = re.compile(rf"^{SOURCE_ACTION_PREFIX}(\d+)$")
+
+
+def _language(body: dict[str, Any]) -> Language:
+    message = body.get("message") or {}
+    return detect_language(str(message.get("text") or ""))
+
+
+def register(app: AsyncApp, *, index: SourceIndex) -> None:
+    @app.action(SOURCE_ACTION)
+    async def on_source_click(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
+    ) -> None:
+        await ack()
+        # Errors are handled here, not left to @app.error: bolt waits for the ack by polling,
+        # and an exception right after ack() can make it answer Slack 404 instead of 200.
+        language = _language(body)
+        try:
+            await _show(client, body, action, index, language)
+        except Exception:
+            logger.exception("showing a source failed (action %s)", action.get("action_id"))
+            await apologise(client, body, language)
+
+
+async def _show(
+    client: AsyncWebClient,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    index: SourceIndex,
+    language: Language,
+) -> None:
+    match = SOURCE_ACTION.match(str(action.get("action_id", "")))
+    ref = decode(str(action.get("value", "")))
+    if ref is None or match is None:
+        message = unreadable_message(language)
+    else:
+        chunk = index.chunk(ref.chunk_id)
+        message = source_message(int(match.group(1)), ref, find(ref, chunk, index.chunks), language)
+    channel, user, thread_ts = _where(body)
+    try:
+        await client.chat_postEphemeral(
+            channel=channel,
+            user=user,
+            text=message.text,
+            blocks=message.blocks,
+            thread_ts=thread_ts or None,
+        )
+    except SlackApiError as error:
+        logger.warning(
+            "ephemeral source for %s in %s failed (%s); opening a modal",
+            user,
+            channel,
+            error.response.get("error"),
+        )
+        await client.views_open(trigger_id=body["trigger_id"], view=as_modal(message, language))
+
+
+def _where(body: dict[str, Any]) -> tuple[str, str, str | None]:
+    """(channel, clicker, thread) of a click on a message."""
+    container = body.get("container") or {}
+    message = body.get("message") or {}
+    channel = str(container.get("channel_id") or (body.get("channel") or {}).get("id"))
+    return (
+        channel,
+        str((body.get("user") or {}).get("id")),
+        (container.get("thread_ts") or message.get("thread_ts")),
+    )
+
+
+async def apologise(client: AsyncWebClient, body: dict[str, Any], language: Language) -> None:
+    """One human sentence to the clicker; never raises."""
+    channel, user, _ = _where(body)
+    text = model_failure_text(language)
+    try:
+        await client.chat_postEphemeral(channel=channel, user=user, text=text)
+    except Exception:
+        logger.exception("could not apologise to %s in %s", user, channel)

@@ -1,0 +1,49 @@
+"""What the asker's thread gets once a person has decided, as pure functions.
+
+Approved and edited answers go through the Slack edge's own renderer (:func:`bot.slack.reply.
+render_answer`), so they look like every other answer — citation buttons included — plus the
+"reviewed by @x on <date>" line. A rejection is the answer core's fixed refusal sentence and a
+promise no stronger than "a colleague may follow up"; a colleague's own answer says whose it is;
+a dismissed knowledge gap tells the asker a person looked and has nothing to add.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from bot.review.texts import texts_for
+from bot.slack.mrkdwn import escape, split_text, to_mrkdwn
+from bot.slack.reply import SlackMessage, render_answer, section
+from rag.language import detect_language
+from rag.messages import refusal_text
+from rag.results import Answer, Hit, Provenance
+
+SECTION_LIMIT = 2900
+
+
+def reviewed_answer(
+    question: str, text: str, hits: Sequence[Hit], *, reviewer: str, at: datetime
+) -> list[SlackMessage]:
+    provenance = Provenance(reviewed_by=reviewer, reviewed_at=at)
+    answer = Answer(question, text, tuple(hits), provenance=provenance)
+    return render_answer(answer, detect_language(question))
+
+
+def rejection(question: str) -> list[SlackMessage]:
+    sentence = f"{refusal_text(detect_language(question))}\n{texts_for(question).rejected_to_asker}"
+    return [SlackMessage(text=sentence, blocks=[section(escape(sentence))])]
+
+
+def dismissal(question: str) -> list[SlackMessage]:
+    """The asker who asked for a person hears that one looked, rather than nothing at all."""
+    sentence = texts_for(question).dismissed_to_asker
+    return [SlackMessage(text=sentence, blocks=[section(escape(sentence))])]
+
+
+def colleague_answer(question: str, text: str, *, reviewer: str) -> list[SlackMessage]:
+    """The reviewer's own words (at most 3000 characters, the modal's limit), attributed."""
+    header = texts_for(question).colleague_answer.format(reviewer=reviewer)
+    pieces = split_text(to_mrkdwn(text), SECTION_LIMIT)
+    blocks = [section(header), *(section(piece) for piece in pieces if piece.strip())]
+    return [SlackMessage(text=f"{header}\n{text}"[:3900], blocks=blocks)]

@@ -1,0 +1,258 @@
+"""The answer cache: the same question about the same documents is answered once.
+
+Colleagues ask the same things all day ("年假怎么算"); each repeat would cost a model call
+and seconds of waiting. The key holds everything that changes an answer — the normalised
+question, the asker's scope, the index version, the chat model and the prompt version — so
+reindexing changed documents, switching models or editing the prompt never serves an answer
+built from what was there before (:func:`cache_key`).
+
+What is kept: answers that passed the citation check (``CACHE_TTL_SECONDS``) and refusals
+(``REFUSAL_TTL_SECONDS``, shorter: a document added later should be found soon). Never
+``Unverified`` drafts, never failures — an exception from ``compute`` reaches the caller and
+nothing is stored. A hit is the stored result with ``provenance.cached_at`` set to when it was
+first given and ``timings_ms`` the lookup's own (``{"cache": ms}``).
+
+Implementations: :class:`MemoryCache` (one process, REDIS_URL unset) and
+:class:`rag.cache.redis_backend.RedisCache` (shared by every bot process). Both run concurrent
+identical questions once (:mod:`rag.cache.singleflight`); Redis adds a cross-process lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+import unicodedata
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Protocol
+
+from rag.cache.singleflight import SingleFlight
+from rag.results import Answer, Refusal, Result
+from rag.settings import Settings
+
+KEY_LAYOUT = "v1"
+"""Changes when what goes into a key changes, so old keys are simply never asked for again."""
+
+Compute = Callable[[], Awaitable[Result]]
+
+
+class CacheUnavailable(RuntimeError):
+    """An administrative operation (stats, clear) could not reach the cache's store."""
+
+
+# --- keys ----------------------------------------------------------------------------------
+
+_SLACK_TOKEN = re.compile(r"<[@!][^<>]*>")  # <@U123>, <@U123|name>, <!here>, <!subteam^S1>
+_LEADING_MENTION = re.compile(r"^@(?:[a-z0-9._\-]+|\S+(?=\s))\s*")  # "@citebot 问题"
+_CJK = r"\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_SPACE_IN_CJK = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])")
+_SPACES = re.compile(r"\s+")
+
+
+def _is_edge(ch: str) -> bool:
+    return ch.isspace() or unicodedata.category(ch).startswith("P")
+
+
+def _strip_edges(text: str) -> str:
+    start, end = 0, len(text)
+    while start < end and _is_edge(text[start]):
+        start += 1
+    while end > start and _is_edge(text[end - 1]):
+        end -= 1
+    return text[start:end]
+
+
+def normalize_question(question: str) -> str:
+    """One spelling for trivially different phrasings of the same question.
+
+    NFKC (full-width letters, digits and punctuation become half-width), Slack mention tokens
+    and a leading ``@bot`` removed, case folded, runs of whitespace made one space (none
+    between CJK characters), surrounding whitespace and punctuation stripped:
+    ``"口语课一共有几级？"``, ``"口语课一共有几级"`` and ``" 口语课一共有几级?"`` are one key.
+    """
+    text = unicodedata.normalize("NFKC", question)
+    text = _SLACK_TOKEN.sub(" ", text).casefold()
+    text = _SPACES.sub(" ", text).strip()
+    text = _LEADING_MENTION.sub("", text)
+    text = _SPACE_IN_CJK.sub("", text)
+    return _strip_edges(text)
+
+
+def cache_key(
+    normalized: str, *, scope: str, index_version: str, model_id: str, prompt_version: str
+) -> str:
+    """``v1:<blake2b>`` over everything that changes the answer; stable across processes."""
+    parts = [normalized, scope, index_version, model_id, prompt_version]
+    payload = json.dumps(parts, ensure_ascii=False).encode("utf-8")
+    return f"{KEY_LAYOUT}:{hashlib.blake2b(payload, digest_size=20).hexdigest()}"
+
+
+# --- what is kept, and for how long ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CachePolicy:
+    ttl_seconds: float = 86400
+    refusal_ttl_seconds: float = 3600
+
+    def __post_init__(self) -> None:
+        for name in ("ttl_seconds", "refusal_ttl_seconds"):
+            value = getattr(self, name)
+            if not value > 0:
+                msg = f"{name} ({value}) must be a positive number of seconds"
+                raise ValueError(msg)
+
+    def ttl_for(self, result: Result) -> float | None:
+        """Seconds to keep ``result``; ``None``: never stored."""
+        if isinstance(result, Answer):
+            return self.ttl_seconds
+        if isinstance(result, Refusal):
+            return self.refusal_ttl_seconds
+        return None
+
+
+def served_from_cache(result: Result, first_given: datetime, started: float) -> Result:
+    """The stored result as a hit: when it was first given, and what the lookup cost."""
+    lookup_ms = round((time.perf_counter() - started) * 1000, 3)
+    provenance = replace(result.provenance, cached_at=first_given)
+    return replace(result, provenance=provenance, timings_ms={"cache": lookup_ms})
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class CacheStats:
+    backend: str
+    """``memory`` (this process only) or ``redis`` (shared)."""
+    hits: int
+    misses: int
+    """Questions that were computed because nothing was stored."""
+    shared: int
+    """Questions that waited for an identical question's computation instead of their own."""
+    keys: int
+    memory_bytes: int | None = None
+
+    @property
+    def hit_rate(self) -> float | None:
+        asked = self.hits + self.misses + self.shared
+        return None if asked == 0 else self.hits / asked
+
+
+class AnswerCache(Protocol):
+    async def get_or_compute(self, key: str, compute: Compute) -> Result:
+        """The stored result, or ``compute()`` once for all concurrent callers of ``key``."""
+        ...
+
+    async def stats(self) -> CacheStats: ...
+
+    async def clear(self) -> int:
+        """Forget every stored result; how many there were."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+# --- in-process ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    result: Result
+    first_given: datetime
+    expires_at: float
+
+
+class MemoryCache:
+    """A TTL cache inside this process: the local demo and tests (REDIS_URL unset)."""
+
+    def __init__(
+        self,
+        *,
+        ttl_seconds: float = 86400,
+        refusal_ttl_seconds: float = 3600,
+        max_entries: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,
+        now: Callable[[], datetime] = utc_now,
+    ) -> None:
+        if max_entries < 1:
+            msg = f"max_entries ({max_entries}) must be at least 1"
+            raise ValueError(msg)
+        self.policy = CachePolicy(ttl_seconds, refusal_ttl_seconds)
+        self.max_entries = max_entries
+        self._clock = clock
+        self._now = now
+        self._entries: dict[str, _Entry] = {}
+        self._flight: SingleFlight[Result] = SingleFlight()
+        self._hits = self._misses = self._shared = 0
+
+    async def get_or_compute(self, key: str, compute: Compute) -> Result:
+        started = time.perf_counter()
+        entry = self._live(key)
+        if entry is not None:
+            self._hits += 1
+            return served_from_cache(entry.result, entry.first_given, started)
+        result, shared = await self._flight.run(key, lambda: self._compute(key, compute))
+        if shared:
+            self._shared += 1
+        else:
+            self._misses += 1
+        return result
+
+    async def _compute(self, key: str, compute: Compute) -> Result:
+        result = await compute()
+        ttl = self.policy.ttl_for(result)
+        if ttl is not None:
+            self._entries.pop(key, None)  # re-inserted last: eviction drops the oldest first
+            self._entries[key] = _Entry(result, self._now(), self._clock() + ttl)
+            self._evict()
+        return result
+
+    def _live(self, key: str) -> _Entry | None:
+        entry = self._entries.get(key)
+        if entry is not None and entry.expires_at <= self._clock():
+            del self._entries[key]
+            return None
+        return entry
+
+    def _evict(self) -> None:
+        if len(self._entries) <= self.max_entries:
+            return
+        now = self._clock()
+        for key in [key for key, entry in self._entries.items() if entry.expires_at <= now]:
+            del self._entries[key]
+        while len(self._entries) > self.max_entries:
+            del self._entries[next(iter(self._entries))]
+
+    async def stats(self) -> CacheStats:
+        keys = sum(1 for key in list(self._entries) if self._live(key) is not None)
+        return CacheStats("memory", self._hits, self._misses, self._shared, keys)
+
+    async def clear(self) -> int:
+        count = len(self._entries)
+        self._entries.clear()
+        return count
+
+    async def aclose(self) -> None:
+        self._entries.clear()
+
+
+def cache_from_settings(settings: Settings) -> AnswerCache:
+    """Redis when REDIS_URL is set (shared by every process), else this process's memory."""
+    if settings.redis_url is None:
+        return MemoryCache(
+            ttl_seconds=settings.cache_ttl_seconds,
+            refusal_ttl_seconds=settings.refusal_ttl_seconds,
+        )
+    # Imported here: rag.cache.redis_backend builds on this module's policy and key helpers.
+    from rag.cache.redis_backend import RedisCache
+
+    return RedisCache.from_url(
+        settings.redis_url,
+        ttl_seconds=settings.cache_ttl_seconds,
+        refusal_ttl_seconds=settings.refusal_ttl_seconds,
+    )

@@ -1,0 +1,293 @@
+"""Answers a person approved, edited or rejected, reused the next time the question comes.
+
+A reviewer's decision should improve the bot, not vanish: an approved (or edited) answer is
+stored for the normalised question and scope, with the id and content hash of every source it
+was built from. :meth:`ReviewedAnswers.lookup` serves it again — hits rebuilt from the current
+index, ``provenance.reviewed_by/at`` set — until any source it cites changes or disappears.
+A rejected draft is remembered by its content hash, so :meth:`ReviewedAnswers.is_rejected`
+stops the pipeline from queueing the very same draft for review again.
+
+Storage is a three-method :class:`Store` (Redis in production, a dict in one process).
+Store trouble never reaches the asker: lookups degrade to "nothing reviewed", writes report
+``False`` and log the traceback.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from rag.cache.answers import normalize_question
+from rag.chunks import Chunk, content_hash
+from rag.results import Answer, Hit, Provenance
+
+logger = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+"""Version of the stored JSON; records of another version are ignored (asked again)."""
+
+DEFAULT_PREFIX = "citebot:reviewed:"
+REDIS_TIMEOUT = 0.5
+"""Seconds to wait for Redis before answering as if nothing were reviewed (a stalled Redis
+must not hold up every question)."""
+
+_MARKER = re.compile(r"[\[［【]\s*(\d+(?:\s*[,，、\-–]\s*\d+)*)\s*[\]］】]")
+_SEPARATOR = re.compile(r"\s*[,，、]\s*")
+
+
+class ChunkSource(Protocol):
+    """What lookup needs from the index: a chunk by its id (``rag.search.index.Index`` has it)."""
+
+    def chunk(self, chunk_id: str) -> Chunk | None: ...
+
+
+class Store(Protocol):
+    async def get(self, key: str) -> str | None: ...
+    async def set(self, key: str, value: str, *, ttl_seconds: int | None) -> None: ...
+    async def aclose(self) -> None: ...
+
+
+class MemoryStore:
+    """One process only: what was reviewed is forgotten on restart."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self._values: dict[str, tuple[str, float | None]] = {}
+        self._clock = clock
+
+    async def get(self, key: str) -> str | None:
+        value, expires = self._values.get(key, (None, None))
+        if expires is not None and expires <= self._clock():
+            self._values.pop(key, None)
+            return None
+        return value
+
+    async def set(self, key: str, value: str, *, ttl_seconds: int | None) -> None:
+        expires = None if ttl_seconds is None else self._clock() + ttl_seconds
+        self._values[key] = (value, expires)
+
+    async def aclose(self) -> None:
+        self._values.clear()
+
+
+class RedisStore:
+    """Over a Redis client; closes it on :meth:`aclose` only when it owns it (``from_url``),
+    so a client shared with the dedupe and review state is closed by whoever made it."""
+
+    def __init__(self, client: Redis, *, owns_client: bool = False) -> None:
+        self._client = client
+        self._owns_client = owns_client
+
+    async def get(self, key: str) -> str | None:
+        value = await self._client.get(key)
+        if value is None:
+            return None
+        return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+    async def set(self, key: str, value: str, *, ttl_seconds: int | None) -> None:
+        await self._client.set(key, value, ex=ttl_seconds)
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.blake2b("\x00".join(parts).encode("utf-8"), digest_size=16).hexdigest()
+
+
+def question_digest(question: str, scope: str) -> str:
+    """Stable id of a (normalised question, scope): keys and log lines, never the text.
+
+    Normalised exactly as the answer cache does, so a reviewed answer and a cached one agree
+    on which questions are "the same"."""
+    return _digest(scope, normalize_question(question))
+
+
+def cited_numbers(text: str) -> list[int]:
+    """Every ``[n]`` (also ``[1, 2]``, ``[1-3]``, full-width brackets) cited, ascending."""
+    numbers: set[int] = set()
+    for match in _MARKER.finditer(text):
+        for part in _SEPARATOR.split(match.group(1)):
+            bounds = [int(b) for b in re.split(r"\s*[\-–]\s*", part) if b]
+            if len(bounds) == 2 and bounds[0] <= bounds[1] and bounds[1] - bounds[0] < 50:
+                numbers.update(range(bounds[0], bounds[1] + 1))
+            else:
+                numbers.update(bounds)
+    return sorted(numbers)
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewedSource:
+    """One numbered source of a reviewed answer as it was when the draft was written."""
+
+    chunk_id: str
+    chunk_hash: str
+    score: float = 0.0
+    rank: int = 0
+
+    @classmethod
+    def of(cls, hit: Hit) -> ReviewedSource:
+        return cls(hit.chunk.id, hit.chunk.hash, hit.score, hit.rank)
+
+
+def sources_of(hits: Sequence[Hit]) -> tuple[ReviewedSource, ...]:
+    return tuple(ReviewedSource.of(hit) for hit in hits)
+
+
+def _encode(
+    question: str, text: str, sources: Sequence[ReviewedSource], reviewer: str, at: datetime
+) -> str:
+    record = {
+        "v": FORMAT_VERSION,
+        "question": question,
+        "text": text,
+        "reviewed_by": reviewer,
+        "reviewed_at": at.astimezone(UTC).isoformat(),
+        "sources": [[s.chunk_id, s.chunk_hash, round(s.score, 6), s.rank] for s in sources],
+    }
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+def _decode(raw: str) -> Mapping[str, Any] | None:
+    try:
+        record = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or record.get("v") != FORMAT_VERSION:
+        return None
+    return record
+
+
+class ReviewedAnswers:
+    """Reviewed answers and rejected drafts per (normalised question, scope)."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        prefix: str = DEFAULT_PREFIX,
+        ttl_seconds: int | None = None,
+        rejection_ttl_seconds: int | None = 90 * 86400,
+    ) -> None:
+        for name, ttl in (
+            ("ttl_seconds", ttl_seconds),
+            ("rejection_ttl_seconds", rejection_ttl_seconds),
+        ):
+            if ttl is not None and ttl < 1:
+                msg = f"{name} ({ttl}) must be at least 1 second, or None for no expiry"
+                raise ValueError(msg)
+        self._store = store
+        self._prefix = prefix
+        self._ttl = ttl_seconds
+        self._rejection_ttl = rejection_ttl_seconds
+
+    @classmethod
+    def in_memory(cls, **options: Any) -> ReviewedAnswers:
+        return cls(MemoryStore(), **options)
+
+    @classmethod
+    def from_url(cls, redis_url: str | None, **options: Any) -> ReviewedAnswers:
+        """Redis when REDIS_URL is set, else in-process (single process only)."""
+        if redis_url is None:
+            return cls.in_memory(**options)
+        client = Redis.from_url(
+            redis_url, socket_connect_timeout=REDIS_TIMEOUT, socket_timeout=REDIS_TIMEOUT
+        )
+        return cls(RedisStore(client, owns_client=True), **options)
+
+    def _answer_key(self, question: str, scope: str) -> str:
+        return f"{self._prefix}answer:{question_digest(question, scope)}"
+
+    def _rejection_key(self, question: str, scope: str, draft: str) -> str:
+        draft_hash = content_hash(draft.strip())
+        return f"{self._prefix}rejected:{question_digest(question, scope)}:{draft_hash}"
+
+    async def lookup(self, question: str, *, scope: str, index: ChunkSource) -> Answer | None:
+        try:
+            raw = await self._store.get(self._answer_key(question, scope))
+        except RedisError:
+            logger.warning("reviewed answers unavailable; answering normally", exc_info=True)
+            return None
+        record = None if raw is None else _decode(raw)
+        if record is None:
+            return None
+        return _rebuild(question, record, index)
+
+    async def is_rejected(self, question: str, *, scope: str, draft: str) -> bool:
+        try:
+            raw = await self._store.get(self._rejection_key(question, scope, draft))
+        except RedisError:
+            logger.warning("reviewed answers unavailable; treating draft as new", exc_info=True)
+            return False
+        return raw is not None
+
+    async def approve(
+        self,
+        question: str,
+        *,
+        scope: str,
+        text: str,
+        sources: Sequence[ReviewedSource],
+        reviewer: str,
+        at: datetime,
+    ) -> bool:
+        """Store ``text`` (approved or edited) as the answer; ``False`` if it could not be."""
+        if not text.strip():
+            msg = "a reviewed answer needs text; got an empty one"
+            raise ValueError(msg)
+        record = _encode(question, text, sources, reviewer, at)
+        try:
+            await self._store.set(self._answer_key(question, scope), record, ttl_seconds=self._ttl)
+        except RedisError:
+            logger.exception("could not store the reviewed answer for %s", reviewer)
+            return False
+        return True
+
+    async def reject(
+        self, question: str, *, scope: str, draft: str, reviewer: str, at: datetime
+    ) -> bool:
+        """Remember that ``draft`` was rejected for this question; ``False`` if not stored."""
+        value = json.dumps({"v": FORMAT_VERSION, "by": reviewer, "at": at.isoformat()})
+        try:
+            await self._store.set(
+                self._rejection_key(question, scope, draft),
+                value,
+                ttl_seconds=self._rejection_ttl,
+            )
+        except RedisError:
+            logger.exception("could not store the rejection by %s", reviewer)
+            return False
+        return True
+
+    async def aclose(self) -> None:
+        await self._store.aclose()
+
+
+def _rebuild(question: str, record: Mapping[str, Any], index: ChunkSource) -> Answer | None:
+    """The stored answer over today's chunks, or ``None`` when a cited source changed."""
+    try:
+        text = str(record["text"])
+        cited = set(cited_numbers(text))
+        hits: list[Hit] = []
+        for n, (chunk_id, chunk_hash, score, rank) in enumerate(record["sources"], start=1):
+            chunk = index.chunk(str(chunk_id))
+            if chunk is None or (n in cited and chunk.hash != chunk_hash):
+                return None
+            hits.append(Hit(chunk, score=float(score), rank=int(rank)))
+        provenance = Provenance(
+            reviewed_by=str(record["reviewed_by"]),
+            reviewed_at=datetime.fromisoformat(str(record["reviewed_at"])),
+        )
+    except (KeyError, TypeError, ValueError):
+        logger.warning("ignoring a malformed reviewed answer record", exc_info=True)
+        return None
+    return Answer(question, text, tuple(hits), provenance=provenance)

@@ -1,0 +1,323 @@
+"""The citation checker: an answer reaches the asker only if its citations hold up.
+
+A model handed the right passages can still write "口语课一共六级[3]" or "按剩余课时的 80% 退[7]".
+:func:`check` reads a draft against the hits it was written from and names every problem:
+
+``unknown_reference``
+    a ``[n]`` outside 1..len(hits). Markers are read in the forms models write: ``[1]``,
+    ``[1][2]``, ``[1, 2]``, ``[1-3]``, ``［1］``, ``【1】``, ``【1，2】``.
+``no_citation``
+    an answer that cites nothing (refusals are exempt), or a sentence stating a fact (a
+    quantity, or at least three content terms) that no citation covers while others cite.
+``ungrounded_number``
+    a quantity that appears neither in the sources its sentence cites, nor in the question,
+    nor as a result of correct arithmetic written in the answer (see :mod:`rag.check.numbers`).
+``wrong_arithmetic``
+    a written-out calculation whose sides disagree (see :mod:`rag.check.arithmetic`).
+``unrelated_source``
+    a cited source that shares no content term with the sentence citing it, or barely any
+    while an uncited retrieved source holds the sentence (see :func:`_unrelated`).
+
+Which citations cover a sentence: its own markers; else those of the next sentence of its
+paragraph that has markers ("A。B[1]。" — the [1] covers both). A sentence after the last
+marker of its paragraph is uncovered; its numbers are checked against the sources its
+paragraph cites, else those the whole answer cites. A cited lead-in covers the list or table
+under it, and a closing "来源：[1][2]" line covers the whole answer. Lead-ins ending in a colon
+("资料原文如下：", "计算如下："), headings, and courtesy or "the documents don't say" sentences
+need no citation of their own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from rag.check.answer_text import (
+    MARKER,
+    SENTENCE_END,
+    Sentence,
+    cited_numbers,
+    sentences,
+    terms,
+)
+from rag.check.arithmetic import Calculation, calculations
+from rag.check.numbers import Quantity, number_values, quantities
+from rag.check.problem_texts import ProblemTexts
+from rag.language import Language, detect_language
+from rag.messages import is_refusal_text
+from rag.results import Hit
+
+__all__ = ["KINDS", "MARKER", "Problem", "Report", "check", "cited_numbers", "sentences"]
+
+KINDS = frozenset(
+    {
+        "unknown_reference",
+        "no_citation",
+        "ungrounded_number",
+        "wrong_arithmetic",
+        "unrelated_source",
+    }
+)
+SOURCES_LINE_CHARS = 12
+"""A closing line this short that is all markers and a label cites for the whole answer."""
+SUBSTANTIVE_TERMS = 3
+"""A sentence with no quantity states a fact when it has at least this many content terms."""
+
+MIN_TERMS_TO_JUDGE = 2
+"""Fewer content terms than this and a sentence is too thin to judge which source it is from."""
+WEAK_OVERLAP = 0.2
+STRONG_OVERLAP = 0.5
+"""A cited source holding under WEAK_OVERLAP of a sentence's terms while another retrieved
+source holds STRONG_OVERLAP or more: the citation points at the wrong source."""
+TELLING_NUMBER = 10
+"""A shared number at least this large links a sentence to its source (4800, 2024, 45)."""
+
+_HEADING_LINE_CHARS = 20
+_EXEMPT = re.compile(
+    r"希望.{0,8}帮助|如有(?:疑问|问题|其他)|欢迎.{0,4}(?:咨询|提问)"
+    r"|(?:资料|文档|来源)[里中]?(?:没有|未|并未|没)(?:写|提到|提及|说明|涉及|给出)"
+    r"|hope (?:this|that) helps|let me know|feel free"
+    r"|(?:documents?|sources?) (?:do(?:es)?n't|do(?:es)? not) (?:say|cover|mention|specify)"
+    r"|not (?:mentioned|specified|covered|stated) in",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with an answer, named for a reviewer in the answer's language."""
+
+    kind: str
+    message: str
+    sentence: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            msg = f"problem kind {self.kind!r} is not one of {sorted(KINDS)}"
+            raise ValueError(msg)
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def messages(self) -> tuple[str, ...]:
+        return tuple(problem.message for problem in self.problems)
+
+
+def _needs_source(sentence: Sentence, has_quantity: bool) -> bool:
+    plain = sentence.plain
+    if sentence.lead_in:
+        return False  # a lead-in: what it introduces carries the citations (its numbers are
+        # still checked against them)
+    if has_quantity:
+        return True
+    exempt = _EXEMPT.search(plain)
+    if exempt and len(terms(plain[: exempt.start()] + plain[exempt.end() :])) < SUBSTANTIVE_TERMS:
+        return False  # only courtesy or "the documents don't say": nothing to source
+    if sentence.text.startswith("#"):
+        return False  # a Markdown heading
+    short_line = sentence.whole_line and len(plain) <= _HEADING_LINE_CHARS
+    if short_line and not sentence.item and not SENTENCE_END.search(plain):
+        return False  # a title line ("退费计算", "**计算过程**"); list items are content
+    return len(terms(plain)) >= SUBSTANTIVE_TERMS
+
+
+@dataclass(slots=True)
+class _Sources:
+    hits: Sequence[Hit]
+    _numbers: dict[int, frozenset[float]]
+    _terms: dict[int, set[str]]
+    _languages: dict[int, Language] = field(default_factory=dict)
+
+    def text(self, n: int) -> str:
+        chunk = self.hits[n - 1].chunk
+        return "\n".join((chunk.title, *chunk.heading, chunk.text))
+
+    def numbers(self, n: int, *, ordinals: bool = False) -> frozenset[float]:
+        """The amounts source ``n`` mentions (with its ranks, too, when ``ordinals``)."""
+        slot = -n if ordinals else n
+        if slot not in self._numbers:
+            self._numbers[slot] = number_values(self.text(n), ordinals=ordinals)
+        return self._numbers[slot]
+
+    def terms(self, n: int) -> set[str]:
+        if n not in self._terms:
+            self._terms[n] = terms(self.text(n))
+        return self._terms[n]
+
+    def language(self, n: int) -> Language:
+        if n not in self._languages:  # once per source, not once per sentence group
+            self._languages[n] = detect_language(self.hits[n - 1].chunk.text)
+        return self._languages[n]
+
+
+def check(text: str, hits: Sequence[Hit], *, question: str = "") -> Report:
+    """Every problem with ``text``'s citations against ``hits`` (``[n]`` = ``hits[n - 1]``).
+
+    ``question``, when given, grounds the numbers the asker supplied ("还剩 12 课时").
+    """
+    language = detect_language(text)
+    if is_refusal_text(text):
+        return Report()
+    say = ProblemTexts(language, len(hits))
+    problems: list[Problem] = []
+    found = sentences(text)
+    valid = range(1, len(hits) + 1)
+    cited_anywhere = [n for n in cited_numbers(text) if n in valid]
+    if not found or not cited_numbers(text):
+        problems.append(Problem("no_citation", say.no_citation_at_all()))
+    for sentence in found:
+        for n in sentence.cites:
+            if n not in valid:
+                problems.append(Problem("unknown_reference", say.unknown(n), sentence.text))
+
+    covering = _covering(found)
+    calcs = [calculations(sentence.plain) for sentence in found]
+    produced = frozenset().union(*(c.produced for cs in calcs for c in cs if c.ok))
+    sources = _Sources(hits, {}, {})
+    given = number_values(question)
+    for index, sentence in enumerate(found):
+        amounts = quantities(sentence.plain)
+        cover = covering[index]
+        if cover is None and cited_anywhere and _needs_source(sentence, bool(amounts)):
+            problems.append(Problem("no_citation", say.uncited(sentence.text), sentence.text))
+        for calc in calcs[index]:
+            if not calc.ok:
+                problems.append(Problem("wrong_arithmetic", say.arithmetic(calc), sentence.text))
+        refs = _applicable(found, index, cover, cited_anywhere, len(hits))
+        if refs is None:
+            continue  # cites only numbers that don't exist: unknown_reference says it
+        amounts_allowed = (given | produced).union(*(sources.numbers(n) for n in refs))
+        ranks_allowed = amounts_allowed.union(*(sources.numbers(n, ordinals=True) for n in refs))
+        missing = [
+            q
+            for q in amounts
+            if not _grounded(q, ranks_allowed if q.ordinal else amounts_allowed, calcs[index])
+        ]
+        if missing:
+            shown = refs if cited_anywhere else ()
+            problems.append(
+                Problem("ungrounded_number", say.ungrounded(missing, shown), sentence.text)
+            )
+        if sentence.cites:
+            problems.extend(_unrelated(found, index, covering, sources, say))
+    return Report(tuple(dict.fromkeys(problems)))
+
+
+def _covering(found: Sequence[Sentence]) -> list[int | None]:
+    """For each sentence, the index of the sentence whose markers cover it, or None.
+
+    Markers cover the sentences before them in their paragraph ("A。B[1]。"); a cited lead-in
+    covers the list items and table rows under it ("价格如下[1]：\n- …\n- …"); a closing
+    line of nothing but markers ("来源：[1][2]") covers whatever is left uncovered.
+    """
+    covering: list[int | None] = [None] * len(found)
+    next_cited: int | None = None
+    for index in range(len(found) - 1, -1, -1):
+        sentence = found[index]
+        if index + 1 < len(found) and found[index + 1].paragraph != sentence.paragraph:
+            next_cited = None
+        if sentence.cites:
+            next_cited = index
+        covering[index] = next_cited
+    for index, sentence in enumerate(found):
+        if covering[index] is None and sentence.item:
+            covering[index] = _lead_in_above(found, index)
+    last = len(found) - 1
+    if found and found[last].cites and _sources_line(found[last]):
+        covering = [last if cover is None else cover for cover in covering]
+    return covering
+
+
+def _sources_line(sentence: Sentence) -> bool:
+    """ "来源：[1][2]", "参考资料：[1]", "Sources: [2]" — a label, not a claim."""
+    short = len(sentence.plain) <= SOURCES_LINE_CHARS
+    return short and (sentence.lead_in or len(terms(sentence.plain)) < MIN_TERMS_TO_JUDGE)
+
+
+def _lead_in_above(found: Sequence[Sentence], index: int) -> int | None:
+    for above in range(index - 1, -1, -1):
+        candidate = found[above]
+        if candidate.block != found[index].block:
+            return None
+        if candidate.lead_in:
+            return above if candidate.cites else None
+        if not candidate.item:
+            return None
+    return None
+
+
+def _applicable(
+    found: Sequence[Sentence],
+    index: int,
+    cover: int | None,
+    cited_anywhere: Sequence[int],
+    n_hits: int,
+) -> tuple[int, ...] | None:
+    """The sources a sentence's numbers are checked against (None: only unknown numbers)."""
+    if cover is not None:
+        refs = tuple(n for n in found[cover].cites if 1 <= n <= n_hits)
+        return refs or None
+    paragraph = found[index].paragraph
+    in_paragraph = {
+        n for s in found if s.paragraph == paragraph for n in s.cites if 1 <= n <= n_hits
+    }
+    if in_paragraph:
+        return tuple(sorted(in_paragraph))
+    return tuple(cited_anywhere) or tuple(range(1, n_hits + 1))
+
+
+def _grounded(quantity: Quantity, allowed: frozenset[float], calcs: list[Calculation]) -> bool:
+    if quantity.values & allowed:
+        return True
+    # The stated result of a wrong calculation: wrong_arithmetic already names it.
+    return any(quantity.values <= calc.claimed for calc in calcs if not calc.ok)
+
+
+def _unrelated(
+    found: Sequence[Sentence],
+    index: int,
+    covering: Sequence[int | None],
+    sources: _Sources,
+    say: ProblemTexts,
+) -> list[Problem]:
+    """Cited sources that don't hold the sentences their markers cover.
+
+    A source is unrelated when it shares neither a content term nor telling numbers with the
+    sentences (one shared number from 10 up, or two of any size, link them), or when it shares
+    only a sliver of their terms (< WEAK_OVERLAP) and none of those numbers while a retrieved
+    source the sentence does not cite holds most of the terms (>= STRONG_OVERLAP): the
+    citation then points at the wrong source. (A sentence citing [1][2] may draw most of its
+    content from [1] and one detail from [2].) Sentences of fewer
+    than two content terms ("应退 3420 元[1]") are left to the number rule.
+    """
+    group = " ".join(found[j].plain for j in range(len(found)) if covering[j] == index)
+    wanted = terms(group)
+    if len(wanted) < MIN_TERMS_TO_JUDGE:
+        return []
+    numbers = {v for q in quantities(group) for v in q.values}
+    language = detect_language(group)
+    comparable = [
+        n for n in range(1, len(sources.hits) + 1) if sources.language(n) == language
+    ]  # another language: a translation can't be compared term by term
+    overlap = {n: len(wanted & sources.terms(n)) / len(wanted) for n in comparable}
+    uncited = [overlap[n] for n in comparable if n not in found[index].cites]
+    best_uncited = max(uncited, default=0.0)
+    problems: list[Problem] = []
+    for n in found[index].cites:
+        if n not in overlap:
+            continue
+        shared = numbers & sources.numbers(n)
+        linked = len(shared) >= 2 or any(v >= TELLING_NUMBER for v in shared)
+        unsupported = overlap[n] == 0 and not linked
+        elsewhere = overlap[n] < WEAK_OVERLAP and best_uncited >= STRONG_OVERLAP and not linked
+        if unsupported or elsewhere:
+            problems.append(Problem("unrelated_source", say.unrelated(n, group), found[index].text))
+    return problems

@@ -1,0 +1,90 @@
+"""What the citation checker tells a reviewer, in the answer's language.
+
+Kept apart from the checking so the wording can change without touching the rules, and so a
+reader sees every sentence a reviewer may get in one place. Each text names the concrete
+offender (the number, the marker, the calculation) and quotes the start of the sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag.check.arithmetic import Calculation
+from rag.check.numbers import Quantity
+from rag.language import Language
+
+EXCERPT_CHARS = 40
+
+
+def format_number(value: float) -> str:
+    """``3420.0`` -> ``3420``, ``533.333`` -> ``533.33``."""
+    if abs(value - round(value)) < 1e-9:
+        return str(round(value))
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def excerpt(sentence: str) -> str:
+    sentence = " ".join(sentence.split())
+    return sentence if len(sentence) <= EXCERPT_CHARS else sentence[: EXCERPT_CHARS - 1] + "…"
+
+
+def _shown(quantity: Quantity) -> str:
+    text = quantity.text
+    return text if len(text) <= EXCERPT_CHARS // 2 else text[: EXCERPT_CHARS // 2 - 1] + "…"
+
+
+def _markers(numbers: Sequence[int]) -> str:
+    return "".join(f"[{n}]" for n in numbers)
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemTexts:
+    language: Language
+    n_hits: int
+
+    @property
+    def _zh(self) -> bool:
+        return self.language == "zh"
+
+    def _available(self) -> str:
+        if self.n_hits == 0:
+            return "本次没有提供任何资料" if self._zh else "no sources were provided"
+        span = "1" if self.n_hits == 1 else f"1~{self.n_hits}"
+        return f"本次只提供了 {span}" if self._zh else f"this answer had sources {span}"
+
+    def unknown(self, n: int) -> str:
+        if self._zh:
+            return f"引用了不存在的编号 [{n}]，{self._available()}"
+        return f"cites [{n}], which does not exist: {self._available()}"
+
+    def no_citation_at_all(self) -> str:
+        if self._zh:
+            return "回答没有引用任何资料：每条事实都应在句后标注出处，如 [1]"
+        return "the answer cites no source at all: every claim needs its source, like [1]"
+
+    def uncited(self, sentence: str) -> str:
+        if self._zh:
+            return f"这句话陈述了事实却没有标注出处：「{excerpt(sentence)}」"
+        return f"claim without a source: “{excerpt(sentence)}”"
+
+    def ungrounded(self, missing: Sequence[Quantity], refs: Sequence[int]) -> str:
+        if self._zh:
+            numbers = "".join(f"「{_shown(q)}」" for q in missing)
+            where = f"所引资料 {_markers(refs)} " if refs else "提供的资料"
+            return f"数字{numbers}在{where}里找不到，也不是回答中算式的结果"
+        numbers = ", ".join(f"“{_shown(q)}”" for q in missing)
+        where = f"the cited source {_markers(refs)}" if refs else "the sources provided"
+        return f"{numbers} not found in {where}, nor the result of a calculation in the answer"
+
+    def arithmetic(self, calc: Calculation) -> str:
+        stated = format_number(calc.sides[calc.wrong_at or 0])
+        expected = format_number(calc.expected)
+        if self._zh:
+            return f"算式算错了：{calc.text}，左边实际等于 {expected}，不是 {stated}"
+        return f"wrong arithmetic: {calc.text} — the left side comes to {expected}, not {stated}"
+
+    def unrelated(self, n: int, sentence: str) -> str:
+        if self._zh:
+            return f"引用 [{n}] 对不上：资料 [{n}] 里几乎没有这句话的内容「{excerpt(sentence)}」"
+        return f"source [{n}] doesn't support “{excerpt(sentence)}”: it shares (almost) none of it"

@@ -1,0 +1,147 @@
+"""The chat model the pipeline talks to, and the one retried call to it.
+
+``chat_model_from_settings`` makes the single choice there is: the offline extractive answerer
+when no LLM is configured, else ``ChatOpenAI`` against any OpenAI-compatible endpoint (OpenAI,
+DeepSeek, Qwen/DashScope compatible mode, vLLM, Ollama differ only in base URL and model).
+``ChatOpenAI``'s own retries are off because :class:`Generator` wraps the call — and only the
+call — in tenacity with our policy (:mod:`rag.generate.retry`).
+
+Failures leave as one typed error::
+
+    GenerationError(reason, retryable, attempts)   __cause__ = the last underlying error
+      reason:    "HTTP 429", "timeout", "connection error", "empty reply",
+                 "malformed response", "deadline" (see rag.generate.retry.describe)
+      retryable: the failure was transient (asking again later may work), even when our
+                 attempts or deadline ran out; False for 400/401/403/404/422, a malformed
+                 response body and an empty reply the model explained (length, content_filter)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from langchain_openai import ChatOpenAI
+from pydantic import SecretStr
+from tenacity import AsyncRetrying, RetryCallState, RetryError, retry_if_exception
+from tenacity.stop import stop_after_attempt
+
+from rag.generate.extractive import ExtractiveChatModel, model_identity
+from rag.generate.retry import (
+    EmptyReplyError,
+    RetryPolicy,
+    describe,
+    is_transient,
+    stop_before_deadline,
+)
+from rag.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+NO_API_KEY = "unused"
+"""Local servers (Ollama, vLLM) need no key, but the OpenAI client refuses to start without one."""
+
+
+class GenerationError(Exception):
+    """The chat model gave no usable reply; the edge turns this into one human sentence."""
+
+    def __init__(self, reason: str, *, retryable: bool, attempts: int) -> None:
+        self.reason = reason
+        self.retryable = retryable
+        self.attempts = attempts
+        super().__init__(f"generation failed after {attempts} attempt(s): {reason}")
+
+
+class _DeadlineExceeded(Exception):
+    """An attempt was still running when the overall deadline passed."""
+
+
+def chat_model_from_settings(settings: Settings) -> BaseChatModel:
+    if not settings.llm_configured:
+        return ExtractiveChatModel()
+    return ChatOpenAI(
+        base_url=settings.llm_base_url,
+        api_key=SecretStr(settings.llm_api_key or NO_API_KEY),
+        model=settings.llm_model or "",
+        timeout=settings.llm_timeout_seconds,
+        max_retries=0,
+        temperature=0,
+    )
+
+
+def _log_retry(max_attempts: int) -> Callable[[RetryCallState], None]:
+    def before_sleep(retry_state: RetryCallState) -> None:
+        outcome = retry_state.outcome
+        error = outcome.exception() if outcome is not None else None
+        logger.warning(
+            "chat model call failed (%s), attempt %d of %d; retrying in %.2f s",
+            describe(error) if error is not None else "unknown",
+            retry_state.attempt_number,
+            max_attempts,
+            retry_state.upcoming_sleep,
+        )
+
+    return before_sleep
+
+
+class Generator:
+    """Calls the chat model once per question, retrying transient failures per the policy."""
+
+    def __init__(self, model: BaseChatModel, policy: RetryPolicy | None = None) -> None:
+        self.model = model
+        self.policy = policy or RetryPolicy()
+        self.model_id = model_identity(model)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Generator:
+        return cls(chat_model_from_settings(settings), RetryPolicy.from_settings(settings))
+
+    async def generate(self, messages: Sequence[BaseMessage]) -> str:
+        """The model's reply text; raises :class:`GenerationError` when there is none."""
+        policy = self.policy
+        deadline = policy.clock() + policy.deadline_seconds
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(policy.max_attempts)
+            | stop_before_deadline(deadline, policy.clock),
+            wait=policy.wait(),
+            retry=retry_if_exception(is_transient),
+            sleep=policy.sleep,
+            before_sleep=_log_retry(policy.max_attempts),
+        )
+        attempts = 0
+        try:
+            async for attempt in retrying:
+                attempts = attempt.retry_state.attempt_number
+                with attempt:
+                    return await self._call_once(messages, deadline - policy.clock())
+        except RetryError as exhausted:
+            last = exhausted.last_attempt.exception()
+            reason = describe(last) if last is not None else "unknown"
+            raise GenerationError(reason, retryable=True, attempts=attempts) from last
+        except _DeadlineExceeded as error:
+            raise GenerationError("deadline", retryable=True, attempts=attempts) from error
+        except Exception as error:
+            raise GenerationError(
+                describe(error), retryable=is_transient(error), attempts=attempts
+            ) from error
+        # AsyncRetrying either returns from inside the loop or raises; never falls through.
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _call_once(self, messages: Sequence[BaseMessage], remaining: float) -> str:
+        # The per-call timeout lives in the client; this bounds the last attempt by what is
+        # left of the overall deadline.
+        scope = asyncio.timeout(max(remaining, 0.0))
+        try:
+            async with scope:
+                reply = await self.model.ainvoke(list(messages))
+        except TimeoutError as error:
+            if scope.expired():
+                raise _DeadlineExceeded from error
+            raise
+        text = reply.text.strip()
+        if not text:
+            raise EmptyReplyError(reply.response_metadata.get("finish_reason"))
+        return text

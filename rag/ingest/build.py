@@ -1,0 +1,177 @@
+"""The index on disk: a manifest under INDEX_DIR, rebuilt incrementally from DOCS_DIR.
+
+``manifest.json`` records the index version, the splitter, embedder and gate it was built
+with, and each file's content hash with its chunks; vectors live in the embedding cache
+(:class:`rag.search.embeddings.CachedEmbeddings`). :func:`open_index` re-reads only files whose hash
+changed and embeds only chunks whose text changed; a damaged manifest means a rebuild, never a
+crash.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+
+from rag.chunks import Chunk
+from rag.ingest.loaders import Skipped, load_folder
+from rag.ingest.splitter import Splitter
+from rag.search.calibration import load_calibration
+from rag.search.embeddings import CachedEmbeddings, embedder_identity, embeddings_from_settings
+from rag.search.gate import gate_for
+from rag.search.index import Index, embed_texts, index_version
+from rag.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+MANIFEST_FILE = "manifest.json"
+MANIFEST_FORMAT = 1
+
+
+@dataclass(frozen=True, slots=True)
+class BuildReport:
+    """What :func:`open_index` did, for the ``rag index`` summary."""
+
+    files: int
+    skipped: tuple[Skipped, ...]
+    chunked_files: int
+    """Files split this run (new or changed); the others reused their stored chunks."""
+    chunks: int
+    embedded: int
+    reused: int
+    seconds: float
+    version: str
+    previous_version: str | None
+
+
+def _chunk_to_json(chunk: Chunk) -> dict[str, Any]:
+    return {
+        "text": chunk.text,
+        "n": chunk.n,
+        "heading": list(chunk.heading),
+        "start": chunk.start,
+        "section": chunk.section,
+        "title": chunk.title,
+        "link": chunk.link,
+        "doc_id": chunk.doc_id,
+    }
+
+
+def _chunk_from_json(source: str, data: dict[str, Any]) -> Chunk:
+    return Chunk(source=source, **{**data, "heading": tuple(data["heading"])})
+
+
+def _read_manifest(path: Path) -> dict[str, Any] | None:
+    if not path.exists():
+        return None
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        logger.warning("%s is unreadable; the index will be rebuilt", path)
+        return None
+    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
+        return None
+    return manifest
+
+
+def _write_manifest(path: Path, manifest: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    partial.write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
+    partial.replace(path)
+
+
+def open_index(settings: Settings, *, progress: bool = False) -> Index:
+    """The index over DOCS_DIR: loaded from INDEX_DIR when still valid, else rebuilt.
+
+    The threshold is MIN_SCORE when set, else a calibration stored next to the index for the
+    same gate (``python -m rag calibrate``), else the gate's shipped default.
+    """
+    return load_or_build(
+        settings.docs_dir,
+        settings.index_dir,
+        embeddings=embeddings_from_settings(settings),
+        min_score=settings.min_score,
+        progress=progress,
+    )
+
+
+def load_or_build(
+    docs_dir: Path,
+    index_dir: Path,
+    *,
+    embeddings: Embeddings | None,
+    min_score: float | None = None,
+    progress: bool = False,
+) -> Index:
+    """:func:`open_index` with the embedder given (tests pass a fake).
+
+    Rebuilding is incremental: a file whose content hash is unchanged keeps its stored chunks
+    (not re-split) and their vectors (embedding cache keyed by chunk content), so only new or
+    changed files cost time. What happened is in ``index.report``.
+    """
+    started = time.perf_counter()
+    docs, skipped = load_folder(docs_dir)
+    splitter = Splitter()
+    inner = embeddings
+    identity = None if inner is None else embedder_identity(inner)
+    gate = gate_for(identity)
+    manifest_path = index_dir / MANIFEST_FILE
+    manifest = _read_manifest(manifest_path) or {}
+    same_splitter = manifest.get("splitter") == [splitter.chunk_size, splitter.chunk_overlap]
+    stored: dict[str, Any] = manifest.get("files", {}) if same_splitter else {}
+    chunks: list[Chunk] = []
+    files: dict[str, Any] = {}
+    chunked = 0
+    for doc in docs:
+        entry = stored.get(doc.source)
+        if entry is not None and entry.get("hash") == doc.hash:
+            doc_chunks = [_chunk_from_json(doc.source, data) for data in entry["chunks"]]
+        else:
+            doc_chunks = splitter.split(doc)
+            chunked += 1
+        files[doc.source] = {"hash": doc.hash, "chunks": [_chunk_to_json(c) for c in doc_chunks]}
+        chunks.extend(doc_chunks)
+    cached = None if inner is None else CachedEmbeddings(inner, index_dir)
+    vectors = None
+    if cached is not None:
+        vectors = embed_texts([c.indexed_text for c in chunks], cached, progress=progress)
+        if cached.embedded or len(cached) != len({c.hash for c in chunks}):
+            cached.save(keep=[c.hash for c in chunks])
+    version = index_version(chunks, splitter, identity, gate)
+    if manifest.get("version") != version or manifest.get("files") != files:
+        _write_manifest(
+            manifest_path,
+            {
+                "format": MANIFEST_FORMAT,
+                "version": version,
+                "splitter": [splitter.chunk_size, splitter.chunk_overlap],
+                "embedder": identity,
+                "gate": gate.identity,
+                "files": files,
+            },
+        )
+    calibration = load_calibration(index_dir, gate.identity)
+    if min_score is None and calibration is not None:
+        min_score = calibration.min_score
+    index = Index(
+        chunks, vectors=vectors, embeddings=cached, version=version, gate=gate, min_score=min_score
+    )
+    index.report = BuildReport(
+        files=len(docs),
+        skipped=tuple(skipped),
+        chunked_files=chunked,
+        chunks=len(chunks),
+        embedded=0 if cached is None else cached.embedded,
+        reused=0 if cached is None else cached.reused,
+        seconds=time.perf_counter() - started,
+        version=version,
+        previous_version=manifest.get("version"),
+    )
+    return index

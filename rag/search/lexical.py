@@ -1,0 +1,150 @@
+"""Lexical retrieval: BM25 for ranking, tf-idf cosine as a corpus-size-independent signal.
+
+Features are the characters and character bigrams of runs of CJK script (Chinese has no
+spaces: bigrams match most words without a segmenter, single characters keep one-character
+names such as ``蓍`` findable) and lowercased words for everything else, after NFKC so that
+full-width ``ＡＢＣ１２３`` and half-width ``abc123`` meet. Measured on cmrc2018-trial, adding
+the single characters to the bigrams raised top-5 answer recall by about half a point.
+
+Only the term-frequency matrix is stored (one CSC matrix, column = feature); both scores are
+computed per query from the few columns the query touches. That keeps memory at one small
+matrix at 100k chunks and makes a query cost proportional to its terms' document frequency.
+
+BM25 ranks well but its values grow with corpus size and query length, so it must never gate
+refusals. The tf-idf cosine is bounded in [0, 1] and stays comparable between corpora; query
+features the corpus has never seen count in the query's norm, so a question about things the
+documents don't mention scores low. The *coverage* — the share of the question's squared tf-idf
+weight (unseen features included) that a chunk contains — asks only "does this passage hold
+what the question names", without the cosine's penalty for long passages. On cmrc2018-trial
+both separate answerable from unanswerable questions about equally (AUROC 0.967 / 0.971) and
+they add up in the refusal gate (:mod:`rag.search.gate`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from array import array
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import repeat
+
+import numpy as np
+import numpy.typing as npt
+from scipy import sparse
+
+FloatArray = npt.NDArray[np.float32]
+
+_CJK = (
+    "\u3040-\u30ff"  # hiragana, katakana
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
+    "\uac00-\ud7af"  # hangul syllables
+    "\U00020000-\U0003134f"  # CJK extensions B-H
+)
+_RUNS = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>[^\W_{_CJK}]+)")
+
+
+def features(text: str) -> list[str]:
+    """The lexical features of ``text``: CJK characters and bigrams, lowercased words."""
+    found: list[str] = []
+    for match in _RUNS.finditer(unicodedata.normalize("NFKC", text).casefold()):
+        run = match.group()
+        if match.lastgroup == "word":
+            found.append(run)
+        else:
+            found.extend(run)
+            found.extend(run[i : i + 2] for i in range(len(run) - 1))
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalScores:
+    bm25: FloatArray
+    """BM25 per chunk: ranks well, grows with corpus size — never a refusal signal."""
+    cosine: FloatArray
+    """tf-idf cosine per chunk, in [0, 1]."""
+    coverage: FloatArray
+    """Share of the query's squared tf-idf weight found in each chunk, in [0, 1]."""
+
+
+class LexicalIndex:
+    """BM25 and tf-idf cosine over a fixed list of texts (row ``i`` = ``texts[i]``)."""
+
+    def __init__(self, texts: Sequence[str], *, k1: float = 1.2, b: float = 0.75) -> None:
+        if k1 < 0 or not 0 <= b <= 1:
+            msg = f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}"
+            raise ValueError(msg)
+        self._k1 = k1
+        self._vocabulary: dict[str, int] = {}
+        # Typed arrays, not lists: at 100k chunks there are ~60M (row, feature) pairs.
+        rows, cols, counts = array("i"), array("i"), array("f")
+        vocabulary = self._vocabulary
+        for row, text in enumerate(texts):
+            counted = Counter(features(text))
+            cols.extend(vocabulary.setdefault(f, len(vocabulary)) for f in counted)
+            counts.extend(counted.values())
+            rows.extend(repeat(row, len(counted)))
+        n_docs = len(texts)
+        shape = (n_docs, len(self._vocabulary))
+        tf = sparse.csc_matrix(
+            (
+                np.frombuffer(counts, np.float32),
+                (np.frombuffer(rows, np.int32), np.frombuffer(cols, np.int32)),
+            ),
+            shape=shape,
+        )
+        del rows, cols, counts
+        self._tf = tf
+        df = np.diff(tf.indptr).astype(np.float64)
+        self._n_docs = n_docs
+        self._bm25_idf = np.log1p((n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
+        self._tfidf_idf = (np.log((1 + n_docs) / (1 + df)) + 1).astype(np.float32)
+        lengths = np.asarray(tf.sum(axis=1)).ravel()
+        mean_length = float(lengths.mean()) if n_docs else 0.0
+        # Per-document BM25 length normaliser k1 * (1 - b + b * |d| / avgdl).
+        self._length_norm = (k1 * (1 - b + b * lengths / max(mean_length, 1e-9))).astype(np.float32)
+        weighted = tf.copy()
+        weighted.data = (1 + np.log(weighted.data)) * np.repeat(self._tfidf_idf, np.diff(tf.indptr))
+        row_norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel())
+        self._row_norm = np.maximum(row_norms, 1e-9).astype(np.float32)
+
+    def __len__(self) -> int:
+        return self._n_docs
+
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes held by the arrays (the vocabulary dict comes on top)."""
+        tf = self._tf
+        arrays = (tf.data, tf.indices, tf.indptr, self._length_norm, self._row_norm)
+        return int(sum(a.nbytes for a in arrays)) + 2 * int(self._bm25_idf.nbytes)
+
+    def scores(self, query: str) -> LexicalScores:
+        """BM25, tf-idf cosine and coverage of ``query`` against every text."""
+        bm25 = np.zeros(self._n_docs, np.float32)
+        cosine = np.zeros(self._n_docs, np.float32)
+        coverage = np.zeros(self._n_docs, np.float32)
+        query_counts = Counter(features(query))
+        if not query_counts or not self._n_docs:
+            return LexicalScores(bm25, cosine, coverage)
+        unseen_idf = math.log(1 + self._n_docs) + 1
+        query_norm_sq = 0.0
+        for feature, count in query_counts.items():
+            column = self._vocabulary.get(feature)
+            query_weight = 1 + math.log(count)
+            if column is None:
+                query_norm_sq += (query_weight * unseen_idf) ** 2
+                continue
+            idf = float(self._tfidf_idf[column])
+            query_norm_sq += (query_weight * idf) ** 2
+            start, end = self._tf.indptr[column], self._tf.indptr[column + 1]
+            docs = self._tf.indices[start:end]
+            tf = self._tf.data[start:end]
+            saturation = tf * (self._k1 + 1) / (tf + self._length_norm[docs])
+            bm25[docs] += count * self._bm25_idf[column] * saturation
+            cosine[docs] += query_weight * idf * (1 + np.log(tf)) * idf / self._row_norm[docs]
+            coverage[docs] += (query_weight * idf) ** 2
+        cosine /= math.sqrt(query_norm_sq)
+        coverage /= query_norm_sq
+        return LexicalScores(bm25, np.minimum(cosine, 1.0), np.minimum(coverage, 1.0))

@@ -1,0 +1,59 @@
+"""Who may act on a review card: REVIEWERS, else REVIEW_CHANNEL's members (cached briefly)."""
+
+from __future__ import annotations
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.review.access import Reviewers
+from tests.fakes.slack_api import BOT_TOKEN, FakeSlackApi
+
+
+def client_for(slack: FakeSlackApi) -> AsyncWebClient:
+    return AsyncWebClient(token=BOT_TOKEN, base_url=slack.url)
+
+
+async def test_reviewers_list_decides_without_asking_slack(slack_api: FakeSlackApi) -> None:
+    access = Reviewers("CREVIEW", frozenset({"UREV"}))
+
+    assert await access.allows(client_for(slack_api), "UREV")
+    assert not await access.allows(client_for(slack_api), "UOTHER")
+    assert slack_api.calls_to("conversations.members") == []
+
+
+async def test_channel_members_are_read_once_and_then_again_after_the_ttl(
+    slack_api: FakeSlackApi,
+) -> None:
+    now = [0.0]
+    slack_api.members["CREVIEW"] = ["UREV"]
+    access = Reviewers("CREVIEW", None, ttl_seconds=60, clock=lambda: now[0])
+    client = client_for(slack_api)
+
+    assert await access.allows(client, "UREV")
+    assert not await access.allows(client, "UNEW")
+    slack_api.members["CREVIEW"] = ["UREV", "UNEW"]
+    assert not await access.allows(client, "UNEW")
+    now[0] = 61.0
+
+    assert await access.allows(client, "UNEW")
+    assert len(slack_api.calls_to("conversations.members")) == 2
+
+
+async def test_nobody_may_act_when_slack_cannot_list_the_members(
+    slack_api: FakeSlackApi,
+) -> None:
+    access = Reviewers("CUNKNOWN", None)
+
+    assert not await access.allows(client_for(slack_api), "UREV")
+
+
+async def test_last_known_members_answer_while_slack_fails(slack_api: FakeSlackApi) -> None:
+    now = [0.0]
+    slack_api.members["CREVIEW"] = ["UREV"]
+    access = Reviewers("CREVIEW", None, ttl_seconds=60, clock=lambda: now[0])
+    client = client_for(slack_api)
+    assert await access.allows(client, "UREV")
+    slack_api.fail("conversations.members", "ratelimited")
+    now[0] = 120.0
+
+    assert await access.allows(client, "UREV")
+    assert not await access.allows(client, "UOTHER")

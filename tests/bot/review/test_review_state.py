@@ -1,0 +1,170 @@
+"""Review state: one decision per review whoever clicks; open reviews outlive a restart."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
+
+import pytest
+from redis.asyncio import Redis
+
+from bot.review.state import (
+    MAX_VALUE_CHARS,
+    Decision,
+    OpenReview,
+    ReviewState,
+    Ticket,
+    TicketError,
+)
+
+TICKET = Ticket(
+    review_id="r1",
+    kind="review",
+    channel="C0ASK",
+    thread_ts="1718000000.000100",
+    asker="UASKER",
+    message_ts="1718000000.000100",
+    created=1718000000.5,
+    sources=(("courses/levels.md#0", "ab" * 16, 0.8123), ("policies/refund.md#2", "cd" * 16, 0.4)),
+)
+
+
+@pytest.fixture
+async def make_state(redis_url: str) -> AsyncIterator[Callable[[], ReviewState]]:
+    """New ``ReviewState`` instances (as separate processes would have) over one key prefix."""
+    prefix = f"test:review:{uuid.uuid4().hex}:"
+    states: list[ReviewState] = []
+
+    def make() -> ReviewState:
+        states.append(ReviewState(Redis.from_url(redis_url), prefix=prefix, owns_client=True))
+        return states[-1]
+
+    yield make
+    client = Redis.from_url(redis_url)
+    keys = [key async for key in client.scan_iter(match=f"{prefix}*")]
+    if keys:
+        await client.delete(*keys)
+    await client.aclose()
+    for state in states:
+        await state.aclose()
+
+
+def decision(reviewer: str, verdict: str = "approved") -> Decision:
+    return Decision(verdict, reviewer, 1718000100.0)  # type: ignore[arg-type]
+
+
+async def test_concurrent_claims_let_exactly_one_win(make_state: Callable[[], ReviewState]) -> None:
+    states = [make_state() for _ in range(4)]
+
+    outcomes = await asyncio.gather(
+        *(state.claim("r1", decision(f"U{i}")) for i, state in enumerate(states * 3))
+    )
+
+    winners = [outcome for outcome in outcomes if outcome is None]
+    assert len(winners) == 1
+    losers = {outcome for outcome in outcomes if outcome is not None}
+    assert len(losers) == 1
+    assert next(iter(losers)).reviewer.startswith("U")
+
+
+async def test_loser_learns_who_decided_and_when(make_state: Callable[[], ReviewState]) -> None:
+    first, second = make_state(), make_state()
+    assert await first.claim("r1", decision("UALICE")) is None
+
+    lost = await second.claim("r1", decision("UBOB", "rejected"))
+
+    assert lost == decision("UALICE")
+    assert await second.decision("r1") == decision("UALICE")
+
+
+async def test_released_claim_can_be_made_again(make_state: Callable[[], ReviewState]) -> None:
+    state = make_state()
+    assert await state.claim("r1", decision("UALICE")) is None
+
+    await state.release("r1")
+
+    assert await state.claim("r1", decision("UBOB")) is None
+
+
+async def test_duplicate_click_is_still_caught_after_a_redis_flush(
+    make_state: Callable[[], ReviewState], redis_url: str
+) -> None:
+    state = make_state()
+    assert await state.claim("r1", decision("UALICE")) is None
+    client = Redis.from_url(redis_url)
+    await client.delete(*[key async for key in client.scan_iter(match="test:review:*r1")])
+    await client.aclose()
+
+    assert await state.claim("r1", decision("UALICE")) == decision("UALICE")
+
+
+async def test_open_reviews_outlive_a_restart_and_leave_when_closed(
+    make_state: Callable[[], ReviewState],
+) -> None:
+    later = replace(TICKET, review_id="r2", created=TICKET.created + 5)
+    before = make_state()
+    await before.open(OpenReview(later, "退费怎么算？"))
+    await before.open(OpenReview(TICKET, "口语课有几级？", draft="六级[1]", card_ts="1.2"))
+
+    after = make_state()
+
+    assert [review.ticket.review_id for review in await after.pending()] == ["r1", "r2"]
+    assert (await after.get("r1")) == OpenReview(TICKET, "口语课有几级？", "六级[1]", card_ts="1.2")
+    await after.close("r1")
+    assert [review.ticket.review_id for review in await make_state().pending()] == ["r2"]
+
+
+async def test_without_redis_the_process_itself_is_exactly_once() -> None:
+    state = ReviewState()
+    outcomes = await asyncio.gather(*(state.claim("r1", decision(f"U{i}")) for i in range(5)))
+
+    assert outcomes.count(None) == 1
+    await state.open(OpenReview(TICKET, "q"))
+    assert [review.ticket for review in await state.pending()] == [TICKET]
+
+
+async def test_unreachable_redis_falls_back_to_this_process() -> None:
+    state = ReviewState(Redis.from_url("redis://127.0.0.1:1/0"), owns_client=True)
+
+    assert await state.claim("r1", decision("UALICE")) is None
+    assert await state.claim("r1", decision("UBOB")) == decision("UALICE")
+    await state.open(OpenReview(TICKET, "q"))
+    assert len(await state.pending()) == 1
+    await state.aclose()
+
+
+def test_ticket_round_trips_through_a_button_value() -> None:
+    assert Ticket.from_value(TICKET.to_value()) == TICKET
+
+
+def test_ticket_value_stays_within_slacks_limit_by_dropping_trailing_sources() -> None:
+    many = tuple((f"很长的目录/很长的文件名-{i:03d}.md#{i}", "ef" * 16, 0.5) for i in range(60))
+    ticket = replace(TICKET, sources=many)
+
+    value = ticket.to_value()
+
+    assert len(value) <= MAX_VALUE_CHARS
+    kept = Ticket.from_value(value).sources
+    assert 0 < len(kept) < len(many)
+    assert kept == many[: len(kept)]
+
+
+@pytest.mark.parametrize("value", ["", "42", "{}", json.dumps({"v": 2, "k": "review"})])
+def test_foreign_button_values_are_rejected_clearly(value: str) -> None:
+    with pytest.raises(TicketError):
+        Ticket.from_value(value)
+
+
+async def test_this_process_forgets_its_oldest_decisions_beyond_its_cap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("bot.review.state.MAX_LOCAL", 3)
+    state = ReviewState()
+    for n in range(5):
+        assert await state.claim(f"r{n}", decision("UALICE")) is None
+
+    assert await state.decision("r0") is None
+    assert await state.decision("r4") == decision("UALICE")

@@ -1,0 +1,122 @@
+"""Quantities: which spans are amounts, and the same amount written two ways compares equal."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.check.numbers import chinese_value, key, number_values, quantities
+
+
+def values(text: str) -> list[set[float]]:
+    return [set(q.values) for q in quantities(text)]
+
+
+@pytest.mark.parametrize(
+    ("numeral", "value"),
+    [
+        ("四", 4),
+        ("两", 2),
+        ("十", 10),
+        ("十二", 12),
+        ("二十四", 24),
+        ("一百零五", 105),
+        ("两千五", 2500),
+        ("一千二百", 1200),
+        ("三万五", 35000),
+        ("二〇二四", 2024),
+        ("三点五", 3.5),
+    ],
+)
+def test_chinese_numerals_are_read_as_their_value(numeral: str, value: float) -> None:
+    assert chinese_value(numeral) == value
+
+
+def test_a_numeral_that_starts_with_a_unit_is_not_read() -> None:
+    assert chinese_value("万一") is None
+    assert chinese_value("百") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("口语课一共六级", [{6}]),
+        ("每级十二课时", [{12}]),
+        ("两周内补课", [{2}]),
+        ("共分四个级别", [{4}]),
+        ("一个月内补考", [{1}]),
+        ("收取百分之五的手续费", [{5, 0.05}]),
+        ("收取 5% 的手续费", [{5, 0.05}]),
+        ("课程费 4,800 元", [{4800}]),
+        ("课程费 ¥4800", [{4800}]),
+        ("costs $120", [{120}]),
+        ("１６课时", [{16}]),
+        ("3万元", [{3, 30000}]),
+        ("三分之二的课时", [{key(2 / 3)}]),
+    ],
+)
+def test_quantities_in_every_common_notation(text: str, expected: list[set[float]]) -> None:
+    assert values(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "一共有几级",
+        "一些学员一起上课",
+        "稍等一下",
+        "一般来说",
+        "统一安排",
+        "唯一的办法",
+        "第一，先报名",
+        "这是一个常见问题",
+        "一次性付清",
+        "十分重要",
+        "万一请假",
+        "三角形",
+        "之一",
+    ],
+)
+def test_words_made_with_numeral_characters_are_not_quantities(text: str) -> None:
+    assert quantities(text) == []
+
+
+def test_chinese_ordinals_are_skipped_but_arabic_ranks_are_checked() -> None:
+    assert quantities("第三条规定") == []
+    ranks = quantities("第 3 级")
+    assert [q.ordinal for q in ranks] == [True]
+
+
+def test_english_number_words_and_months_next_to_a_day_count() -> None:
+    assert values("at least two weeks ahead") == [{2}]
+    assert values("expires on 31 March") == [{31}, {3}]
+    assert values("one of the rules; you may ask") == []
+    assert values("one day later") == [{1}]
+
+
+def test_the_source_side_reads_every_numeral_but_not_list_numbering() -> None:
+    source = "2. 退费申请由教务部审核，10 个工作日内退回。\n三、手续费最低五十元"
+    assert number_values(source) == {10, 50}
+
+
+def test_source_ranks_ground_ranks_only() -> None:
+    source = "第三次起每次收取 100 元"
+    assert 3 not in number_values(source)
+    assert 3 in number_values(source, ordinals=True)
+
+
+def test_full_width_and_thousands_separators_meet_plain_digits() -> None:
+    assert number_values("４，８００") != number_values("4800")  # full-width comma is no separator
+    assert number_values("4,800 元") == number_values("４８００元") == {4800}
+
+
+def test_english_ranks_are_ordinals_grounded_by_list_numbering() -> None:
+    ranks = quantities("Level 3 costs 4,800 yuan; the 2nd time; No. 5")
+    assert [(q.text, q.ordinal) for q in ranks] == [
+        ("3", True),
+        ("4,800", False),
+        ("2", True),
+        ("5", True),
+    ]
+    levels = "1. 入门级\n3. 流利级：4800 元"
+    assert 3 not in number_values(levels)
+    assert 3 in number_values(levels, ordinals=True)

@@ -1,0 +1,96 @@
+"""Embedders: the hashing fake, the content-hash cache, identities and settings."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rag.search.embeddings import (
+    CachedEmbeddings,
+    E5Embeddings,
+    HashingEmbeddings,
+    embedder_identity,
+    embeddings_from_settings,
+)
+from rag.settings import Settings
+
+
+class Counting(HashingEmbeddings):
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[list[str]] = []
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.calls.append(list(texts))
+        return super().embed_documents(texts)
+
+
+def test_hashing_embeddings_are_deterministic_and_unit_length() -> None:
+    first = HashingEmbeddings().embed_documents(["退费手续费", "annual leave"])
+    again = HashingEmbeddings().embed_documents(["退费手续费", "annual leave"])
+    assert first == again
+    assert [round(float(np.linalg.norm(v)), 5) for v in first] == [1.0, 1.0]
+    assert HashingEmbeddings().embed_query("annual leave") == first[1]
+
+
+def test_hashing_dim_is_validated() -> None:
+    with pytest.raises(ValueError, match=r"dim \(4\)"):
+        HashingEmbeddings(dim=4)
+
+
+def test_a_cached_text_is_never_embedded_twice(tmp_path: Path) -> None:
+    inner = Counting()
+    cached = CachedEmbeddings(inner, tmp_path)
+    cached.embed_documents(["a 退费", "b 课时"])
+    vectors = cached.embed_documents(["b 课时", "c 年假", "c 年假"])
+    assert inner.calls == [["a 退费", "b 课时"], ["c 年假"]]
+    assert (cached.embedded, cached.reused) == (3, 2)
+    assert vectors[1] == vectors[2] == inner.embed_query("c 年假")
+
+
+def test_the_cache_survives_a_restart_and_drops_what_is_no_longer_used(tmp_path: Path) -> None:
+    first = CachedEmbeddings(Counting(), tmp_path)
+    first.embed_documents(["kept", "dropped"])
+    first.save()
+    inner = Counting()
+    second = CachedEmbeddings(inner, tmp_path)
+    second.embed_documents(["kept", "dropped"])
+    assert inner.calls == []
+    from rag.chunks import content_hash
+
+    second.save(keep=[content_hash("kept")])
+    third = CachedEmbeddings(Counting(), tmp_path)
+    assert len(third) == 1
+
+
+def test_a_damaged_cache_file_is_rebuilt_not_fatal(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cached = CachedEmbeddings(Counting(), tmp_path)
+    cached.path.write_bytes(b"not an npz file")
+    with caplog.at_level(logging.ERROR):
+        again = CachedEmbeddings(Counting(), tmp_path)
+    assert len(again) == 0
+    assert "unreadable" in caplog.text
+
+
+def test_each_embedder_identity_has_its_own_cache_file(tmp_path: Path) -> None:
+    small = CachedEmbeddings(HashingEmbeddings(dim=64), tmp_path)
+    large = CachedEmbeddings(HashingEmbeddings(dim=256), tmp_path)
+    assert small.path != large.path
+    assert embedder_identity(small) == embedder_identity(HashingEmbeddings(dim=64))
+
+
+def test_settings_choose_the_embedder() -> None:
+    assert embeddings_from_settings(Settings(embeddings="none")) is None
+    assert isinstance(embeddings_from_settings(Settings(embeddings="e5")), E5Embeddings)
+    remote = embeddings_from_settings(
+        Settings(
+            embeddings="openai", embeddings_model="m", embeddings_base_url="http://127.0.0.1:9"
+        )
+    )
+    assert remote is not None
+    assert "m@http://127.0.0.1:9" in embedder_identity(remote)

@@ -1,0 +1,65 @@
+"""Lexical features and scores: CJK n-grams, folding, BM25 ranking, bounded cosine and coverage."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rag.search.lexical import LexicalIndex, features
+
+TEXTS = [
+    "退费手续费为可退金额的 5%，最低 50 元。",
+    "口语课共四个级别，每级 16 课时，每课时 45 分钟。",
+    "Full-time employees receive 20 days of paid annual leave.",
+]
+
+
+def test_cjk_runs_give_characters_and_bigrams_latin_gives_words() -> None:
+    assert features("退费 VPN") == ["退", "费", "退费", "vpn"]
+
+
+def test_full_width_and_case_are_folded() -> None:
+    assert features("ＶＰＮ１２３") == features("vpn123") == ["vpn123"]
+
+
+def test_bm25_ranks_the_text_sharing_the_rare_terms_first() -> None:
+    index = LexicalIndex(TEXTS)
+    assert int(np.argmax(index.scores("手续费最低多少").bm25)) == 0
+    assert int(np.argmax(index.scores("how many days of annual leave").bm25)) == 2
+
+
+def test_cosine_and_coverage_are_bounded_and_full_for_the_text_itself() -> None:
+    index = LexicalIndex(TEXTS)
+    scores = index.scores(TEXTS[1])
+    assert scores.cosine[1] == pytest.approx(1.0, abs=1e-5)
+    assert scores.coverage[1] == pytest.approx(1.0, abs=1e-5)
+    for values in (scores.cosine, scores.coverage):
+        assert float(values.min()) >= 0.0
+        assert float(values.max()) <= 1.0
+
+
+def test_coverage_does_not_punish_a_long_passage_holding_the_whole_question() -> None:
+    long_text = TEXTS[0] + " 其他说明。" * 40
+    index = LexicalIndex([long_text, TEXTS[1]])
+    scores = index.scores("退费手续费")
+    assert scores.coverage[0] == pytest.approx(1.0, abs=1e-5)
+    assert scores.cosine[0] < 0.5
+
+
+def test_words_the_corpus_never_saw_lower_both_signals() -> None:
+    index = LexicalIndex(TEXTS)
+    known = index.scores("annual leave days")
+    with_unknown = index.scores("annual leave days maternity paternity sabbatical")
+    assert with_unknown.cosine[2] < known.cosine[2]
+    assert with_unknown.coverage[2] < known.coverage[2]
+
+
+def test_a_query_without_features_scores_zero_everywhere() -> None:
+    scores = LexicalIndex(TEXTS).scores("？！。")
+    for values in (scores.bm25, scores.cosine, scores.coverage):
+        assert values.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_bm25_parameters_are_validated() -> None:
+    with pytest.raises(ValueError, match=r"k1=-1, b=0.75"):
+        LexicalIndex(TEXTS, k1=-1)
