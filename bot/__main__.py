@@ -37,8 +37,7 @@ from bot.slack.app import build_app
 from bot.slack.client import RateLimitRetry, web_client
 from bot.slack.listeners.review import register_review
 from bot.slack.server import BOLT, HEALTH_PATH, BoltSlot, add_events_route
-from rag.cache.reviewed import RedisStore, ReviewedAnswers
-from rag.settings import SettingsError
+from rag import RedisStore, ReviewedAnswers, SettingsError
 
 logger = logging.getLogger("citebot")
 
@@ -172,7 +171,7 @@ def main() -> int:
     except SettingsError as error:
         print(f"citebot: {error}", file=sys.stderr)
         return 2
-    from rag.assemble import build_pipeline  # heavy (index, embeddings): after validation
+    from rag import build_pipeline  # heavy (index, embeddings): after validation
 
     redis = redis_client(settings.rag.redis_url)
     reviewed = reviewed_answers(redis)

@@ -15,11 +15,7 @@ from bot import texts
 from bot.plain import render_plain
 from bot.ports import Answerer
 from bot.text import cut
-from rag.generate.llm import GenerationError
-from rag.language import detect_language
-from rag.messages import model_failure_text
-from rag.pipeline import MAX_QUESTION_CHARS
-from rag.results import Unverified
+from rag import MAX_QUESTION_CHARS, GenerationError, Unverified, detect_language, model_failure_text
 
 logger = logging.getLogger(__name__)
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from bot import texts
-from rag.language import Language
-from rag.results import Answer, Provenance, Refusal, Result, Unverified
+from rag import Answer, Language, Provenance, Refusal, Result, Unverified
 
 
 def _when(moment: datetime) -> str:

@@ -14,8 +14,7 @@ from typing import Any, Protocol
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from rag.chunks import Chunk
-from rag.results import Refusal, Result, Unverified
+from rag import Chunk, Refusal, Result, Unverified
 
 
 class SourceIndex(Protocol):

@@ -13,7 +13,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.results import Refusal, Result
+from rag import Refusal, Result
 
 logger = logging.getLogger("citebot.questions")
 

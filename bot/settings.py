@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlparse
 
-from rag.settings import Settings, SettingsError
+from rag import Settings, SettingsError
 
 DEFAULT_API_URL = "https://slack.com/api/"
 DEFAULT_PORT = 3000

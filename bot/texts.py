@@ -7,7 +7,7 @@ fixed sentences (refusal, model failure) stay in :mod:`rag.messages`.
 
 from __future__ import annotations
 
-from rag.language import Language
+from rag import Language
 
 WORKING: dict[Language, str] = {"zh": "正在查资料…", "en": "Looking it up…"}
 

@@ -1,0 +1,124 @@
+"""citebot's answer core: documents in, checked answers out.
+
+The path of a question, one sub-package per stage::
+
+    ingest/    documents -> passages (loaders, formats, splitter) and the index build
+    search/    lexical + dense search, rank fusion, the refusal gate and its calibration
+    generate/  prompt, chat model (offline extractive answerer or OpenAI-compatible, retried)
+    check/     the citation checker: references, claims, numbers, arithmetic, recited rules
+    cache/     answer cache (in-process or Redis), single-flight, reviewed answers
+    pipeline   reviewed? -> cache -> retrieve -> gate -> generate -> check -> result
+
+The edges (``bot/``, ``python -m rag``) import what they need from this module only. Names are
+loaded on first use, so ``import rag`` stays cheap for a settings error or ``rag cache stats``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rag.assemble import (
+        build_pipeline as build_pipeline,
+    )
+    from rag.cache.reviewed import (
+        ChunkSource as ChunkSource,
+    )
+    from rag.cache.reviewed import (
+        RedisStore as RedisStore,
+    )
+    from rag.cache.reviewed import (
+        ReviewedAnswers as ReviewedAnswers,
+    )
+    from rag.cache.reviewed import (
+        ReviewedSource as ReviewedSource,
+    )
+    from rag.cache.reviewed import (
+        question_digest as question_digest,
+    )
+    from rag.chunks import (
+        Chunk as Chunk,
+    )
+    from rag.generate.llm import (
+        GenerationError as GenerationError,
+    )
+    from rag.language import (
+        Language as Language,
+    )
+    from rag.language import (
+        detect_language as detect_language,
+    )
+    from rag.messages import (
+        model_failure_text as model_failure_text,
+    )
+    from rag.messages import (
+        refusal_text as refusal_text,
+    )
+    from rag.pipeline import (
+        MAX_QUESTION_CHARS as MAX_QUESTION_CHARS,
+    )
+    from rag.pipeline import (
+        Pipeline as Pipeline,
+    )
+    from rag.results import (
+        Answer as Answer,
+    )
+    from rag.results import (
+        Hit as Hit,
+    )
+    from rag.results import (
+        Provenance as Provenance,
+    )
+    from rag.results import (
+        Refusal as Refusal,
+    )
+    from rag.results import (
+        Result as Result,
+    )
+    from rag.results import (
+        Unverified as Unverified,
+    )
+    from rag.settings import (
+        Settings as Settings,
+    )
+    from rag.settings import (
+        SettingsError as SettingsError,
+    )
+
+_HOME = {
+    "build_pipeline": "rag.assemble",
+    "ChunkSource": "rag.cache.reviewed",
+    "RedisStore": "rag.cache.reviewed",
+    "ReviewedAnswers": "rag.cache.reviewed",
+    "ReviewedSource": "rag.cache.reviewed",
+    "question_digest": "rag.cache.reviewed",
+    "Chunk": "rag.chunks",
+    "GenerationError": "rag.generate.llm",
+    "Language": "rag.language",
+    "detect_language": "rag.language",
+    "model_failure_text": "rag.messages",
+    "refusal_text": "rag.messages",
+    "MAX_QUESTION_CHARS": "rag.pipeline",
+    "Pipeline": "rag.pipeline",
+    "Answer": "rag.results",
+    "Hit": "rag.results",
+    "Provenance": "rag.results",
+    "Refusal": "rag.results",
+    "Result": "rag.results",
+    "Unverified": "rag.results",
+    "Settings": "rag.settings",
+    "SettingsError": "rag.settings",
+}
+
+__all__ = sorted(_HOME)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        msg = f"module 'rag' has no attribute {name!r}"
+        raise AttributeError(msg)
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value

@@ -39,9 +39,16 @@ from bot.slack.review_cards import (
     review_card,
 )
 from bot.slack.review_replies import colleague_answer, dismissal, rejection, reviewed_answer
-from rag.cache.reviewed import ChunkSource, ReviewedAnswers, ReviewedSource, question_digest
-from rag.chunks import Chunk
-from rag.results import Hit, Refusal, Unverified
+from rag import (
+    Chunk,
+    ChunkSource,
+    Hit,
+    Refusal,
+    ReviewedAnswers,
+    ReviewedSource,
+    Unverified,
+    question_digest,
+)
 
 logger = logging.getLogger(__name__)
 

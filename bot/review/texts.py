@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rag.language import Language, detect_language
+from rag import Language, detect_language
 
 
 @dataclass(frozen=True, slots=True)

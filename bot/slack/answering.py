@@ -26,11 +26,18 @@ from bot.questionlog import QuestionLog
 from bot.slack.events import Incoming
 from bot.slack.reply import SlackMessage, context, plain_message, render_answer, render_refusal
 from bot.text import clean_question, cut
-from rag.generate.llm import GenerationError
-from rag.language import Language, detect_language
-from rag.messages import model_failure_text, refusal_text
-from rag.pipeline import MAX_QUESTION_CHARS
-from rag.results import Answer, Refusal, Result, Unverified
+from rag import (
+    MAX_QUESTION_CHARS,
+    Answer,
+    GenerationError,
+    Language,
+    Refusal,
+    Result,
+    Unverified,
+    detect_language,
+    model_failure_text,
+    refusal_text,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -20,8 +20,7 @@ from bot.ports import Answerer, ReviewHooks
 from bot.slack.answering import Responder
 from bot.slack.listeners import questions, sources
 from bot.slack.reply import plain_message
-from rag.language import detect_language
-from rag.messages import model_failure_text
+from rag import detect_language, model_failure_text
 
 logger = logging.getLogger(__name__)
 

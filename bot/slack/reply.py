@@ -18,8 +18,7 @@ from typing import Any
 from bot import texts
 from bot.slack import source_ref
 from bot.slack.mrkdwn import escape, split_text, to_mrkdwn
-from rag.language import Language
-from rag.results import Answer, Hit, Provenance, Refusal
+from rag import Answer, Hit, Language, Provenance, Refusal
 
 SECTION_LIMIT = 3000
 MESSAGE_TEXT_LIMIT = 3900

@@ -15,9 +15,7 @@ from datetime import datetime
 from bot.review.texts import texts_for
 from bot.slack.mrkdwn import escape, split_text, to_mrkdwn
 from bot.slack.reply import SlackMessage, render_answer, section
-from rag.language import detect_language
-from rag.messages import refusal_text
-from rag.results import Answer, Hit, Provenance
+from rag import Answer, Hit, Provenance, detect_language, refusal_text
 
 SECTION_LIMIT = 2900
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rag.results import Hit
+from rag import Hit
 
 VERSION = "v1"
 HASH_CHARS = 16

@@ -16,8 +16,7 @@ from bot import texts
 from bot.slack.mrkdwn import escape
 from bot.slack.reply import Block, SlackMessage, context, section
 from bot.slack.source_ref import SourceRef, same_version
-from rag.chunks import Chunk
-from rag.language import Language
+from rag import Chunk, Language
 
 PASSAGE_LIMIT = 2800
 """Shown passage, within one section (3000) and an ephemeral message's 4,000 characters."""

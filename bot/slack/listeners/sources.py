@@ -19,8 +19,7 @@ from bot.ports import SourceIndex
 from bot.slack.reply import SOURCE_ACTION_PREFIX
 from bot.slack.source_ref import decode
 from bot.slack.source_view import as_modal, find, source_message, unreadable_message
-from rag.language import Language, detect_language
-from rag.messages import model_failure_text
+from rag import Language, detect_language, model_failure_text
 
 logger = logging.getLogger(__name__)
 
