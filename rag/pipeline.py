@@ -24,10 +24,12 @@ from rag.generate.prompt import PROMPT_VERSION, build_messages
 from rag.language import detect_language
 from rag.messages import is_refusal_text, refusal_text
 from rag.results import Answer, Hit, Refusal, Result, Unverified
+from rag.scopes.sets import ALL_KEY, ScopeCatalog
 from rag.search.index import Index
+from rag.search.scoped import ScopedRows
 
-DEFAULT_SCOPE = "all"
-"""Who may see which documents is not modelled yet: every asker sees every document."""
+DEFAULT_SCOPE = ALL_KEY
+"""Every document: no SCOPES_FILE, or an admin at the command line."""
 
 MAX_QUESTION_CHARS = 2000
 """Longer questions are cut here before retrieval; the edge tells the asker."""
@@ -46,6 +48,9 @@ class Pipeline:
     top_k: int = 5
     reviewed: ReviewedAnswers | None = None
     model_id: str = field(default="")
+    scopes: ScopeCatalog = field(default_factory=ScopeCatalog)
+    """The scopes SCOPES_FILE defines: turns an asker's scope key into the documents to search."""
+    _rows: ScopedRows = field(default_factory=ScopedRows, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.top_k < 1:
@@ -55,10 +60,14 @@ class Pipeline:
             self.model_id = self.generator.model_id
 
     async def answer(self, question: str, *, scope: str = DEFAULT_SCOPE) -> Result:
+        """``scope``: the asker's :attr:`~rag.scopes.sets.ScopeSet.key`. It keys the reviewed
+        answers, the cache and single-flight, and only its documents are searched."""
         question = question.strip()[:MAX_QUESTION_CHARS]
         if self.reviewed is not None:
             reviewed = await self.reviewed.lookup(question, scope=scope, index=self.index)
-            if reviewed is not None:
+            allowed = self.scopes.parse(scope)
+            # Keyed by scope already; the check guards against a record filed under a wrong key.
+            if reviewed is not None and all(allowed.allows(h.chunk.source) for h in reviewed.hits):
                 return reviewed
         key = cache_key(
             normalize_question(question),
@@ -69,14 +78,17 @@ class Pipeline:
         )
         return await self.cache.get_or_compute(key, lambda: self._compute(question, scope))
 
-    async def retrieve(self, question: str) -> list[Hit]:
+    async def retrieve(self, question: str, *, scope: str = DEFAULT_SCOPE) -> list[Hit]:
+        """The top-k passages ``scope`` may see (a key naming no scope today sees none)."""
+        index = self.index
+        rows = self._rows.rows(index.version, index.chunks, self.scopes.parse(scope))
         # Retrieval is CPU-bound numpy work: off the event loop, so Slack acks stay fast.
-        return await asyncio.to_thread(self.index.search, question, self.top_k)
+        return await asyncio.to_thread(index.search, question, self.top_k, rows=rows)
 
     async def _compute(self, question: str, scope: str) -> Result:
         started = time.perf_counter()
         timings: dict[str, float] = {}
-        hits = tuple(await self.retrieve(question))
+        hits = tuple(await self.retrieve(question, scope=scope))
         timings["retrieve"] = _ms(started)
         language = detect_language(question)
         if not hits or hits[0].score < self.min_score:

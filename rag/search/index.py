@@ -43,7 +43,7 @@ from rag.ingest.documents import SourceDocument
 from rag.ingest.splitter import Splitter
 from rag.results import Hit
 from rag.search.embeddings import embedder_identity
-from rag.search.fusion import DEFAULT_DEPTH, Ranked, fuse, top_positions
+from rag.search.fusion import DEFAULT_DEPTH, Ranked, RowArray, fuse, top_positions
 from rag.search.gate import GateModel, gate_for
 from rag.search.lexical import LexicalIndex
 
@@ -166,33 +166,41 @@ class Index:
     def chunk(self, chunk_id: str) -> Chunk | None:
         return self._by_id.get(chunk_id)
 
-    def search(self, question: str, k: int) -> list[Hit]:
-        """The ``min(k, len(self))`` best chunks, best first, each with its gate score."""
+    def search(self, question: str, k: int, *, rows: RowArray | None = None) -> list[Hit]:
+        """The ``min(k, allowed)`` best chunks, best first, each with its gate score.
+
+        ``rows``: the only chunks the asker may see (:mod:`rag.search.scoped`), ``None`` for
+        all. The filter comes before ranking, so the top k are all allowed passages and the gate
+        never scores a passage from another scope.
+        """
         if k < 1:
             msg = f"k ({k}) must be at least 1"
             raise ValueError(msg)
-        if not self.chunks:
+        if not self.chunks or (rows is not None and not len(rows)):
             return []
         lexical = self._lexical.scores(question)
         dense: Matrix | None = None
         if self._vectors is not None and self.embeddings is not None:
             dense = _dense_scores(self._vectors, self.embeddings, question)
+        if rows is not None:
+            lexical = lexical.subset(rows)
+            dense = None if dense is None else dense[rows]
         gate = self.gate.scores(lexical.coverage, lexical.cosine, dense)
-        count = min(k, len(self.chunks))
+        count = min(k, len(gate))
         if dense is not None and self.gate.uses_dense:
             # Score fusion: the gate already is the standardised mean of both searches.
-            rows = top_positions(gate, count).tolist()
+            found = top_positions(gate, count).tolist()
         else:
-            rows = [ranked.position for ranked in self._fused(lexical.bm25, dense, gate, count)]
+            found = [ranked.position for ranked in self._fused(lexical.bm25, dense, gate, count)]
         return [
             Hit(
-                chunk=self.chunks[row],
-                score=float(gate[row]),
-                lexical=float(lexical.cosine[row]),
-                dense=None if dense is None else float(dense[row]),
+                chunk=self.chunks[position if rows is None else int(rows[position])],
+                score=float(gate[position]),
+                lexical=float(lexical.cosine[position]),
+                dense=None if dense is None else float(dense[position]),
                 rank=rank,
             )
-            for rank, row in enumerate(rows, start=1)
+            for rank, position in enumerate(found, start=1)
         ]
 
     @staticmethod

@@ -68,6 +68,10 @@ class LexicalScores:
     coverage: FloatArray
     """Share of the query's squared tf-idf weight found in each chunk, in [0, 1]."""
 
+    def subset(self, rows: npt.NDArray[np.intp]) -> LexicalScores:
+        """The scores of ``rows`` only, in that order (row ``i`` of the result = ``rows[i]``)."""
+        return LexicalScores(self.bm25[rows], self.cosine[rows], self.coverage[rows])
+
 
 class LexicalIndex:
     """BM25 and tf-idf cosine over a fixed list of texts (row ``i`` = ``texts[i]``)."""
