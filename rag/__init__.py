@@ -7,6 +7,7 @@ The path of a question, one sub-package per stage::
     generate/  prompt, chat model (offline extractive answerer or OpenAI-compatible, retried)
     check/     the citation checker: references, claims, numbers, arithmetic, recited rules
     cache/     answer cache (in-process or Redis), single-flight, reviewed answers
+    scopes/    who may see which documents: SCOPES_FILE, globs, scope sets and their keys
     pipeline   reviewed? -> cache -> retrieve -> gate -> generate -> check -> result
 
 The edges (``bot/``, ``python -m rag``) import what they need from this module only. Names are
@@ -79,6 +80,24 @@ if TYPE_CHECKING:
     from rag.results import (
         Unverified as Unverified,
     )
+    from rag.scopes.file import (
+        ScopesFile as ScopesFile,
+    )
+    from rag.scopes.file import (
+        ScopesFileError as ScopesFileError,
+    )
+    from rag.scopes.file import (
+        load_scopes_file as load_scopes_file,
+    )
+    from rag.scopes.sets import (
+        EVERYTHING as EVERYTHING,
+    )
+    from rag.scopes.sets import (
+        ScopeCatalog as ScopeCatalog,
+    )
+    from rag.scopes.sets import (
+        ScopeSet as ScopeSet,
+    )
     from rag.settings import (
         Settings as Settings,
     )
@@ -107,6 +126,12 @@ _HOME = {
     "Refusal": "rag.results",
     "Result": "rag.results",
     "Unverified": "rag.results",
+    "ScopesFile": "rag.scopes.file",
+    "ScopesFileError": "rag.scopes.file",
+    "load_scopes_file": "rag.scopes.file",
+    "EVERYTHING": "rag.scopes.sets",
+    "ScopeCatalog": "rag.scopes.sets",
+    "ScopeSet": "rag.scopes.sets",
     "Settings": "rag.settings",
     "SettingsError": "rag.settings",
 }
