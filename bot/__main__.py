@@ -4,7 +4,8 @@
       -> reviewed answers + pipeline (rag.assemble.build_pipeline: index, chat model, cache)
       -> no SLACK_BOT_TOKEN: local console chat over the same pipeline
       -> else aiohttp application; at startup: HTTP session, AsyncWebClient(SLACK_API_URL,
-         429 retry), dedupe, review desk (bot/review/desk.py, sharing Redis), Bolt app;
+         429 retry), dedupe, review desk (bot/review/desk.py, sharing Redis; its Slack side
+         bot/slack/review_board.py), Bolt app;
          HTTP mode serves POST /slack/events, Socket Mode connects out; both serve GET /healthz.
 Everything opened here is closed here (aiohttp ``cleanup_ctx``), in reverse order.
 """
@@ -25,6 +26,8 @@ from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.console import banner, chat
 from bot.dedupe import Dedupe
@@ -35,7 +38,8 @@ from bot.review.state import ReviewState
 from bot.settings import BotSettings
 from bot.slack.app import build_app
 from bot.slack.client import RateLimitRetry, web_client
-from bot.slack.listeners.review import register_review
+from bot.slack.listeners import review
+from bot.slack.review_board import SlackReviewBoard
 from bot.slack.server import BOLT, HEALTH_PATH, BoltSlot, add_events_route
 from rag import RedisStore, ReviewedAnswers, SettingsError
 
@@ -65,18 +69,65 @@ def reviewed_answers(redis: Redis | None) -> ReviewedAnswers:
 
 
 def review_desk(
-    settings: BotSettings, *, redis: Redis | None, reviewed: ReviewedAnswers, index: SourceIndex
+    settings: BotSettings,
+    *,
+    client: AsyncWebClient,
+    redis: Redis | None,
+    reviewed: ReviewedAnswers,
+    index: SourceIndex,
 ) -> ReviewDesk:
     if settings.review_channel is None:
         msg = "REVIEW_CHANNEL is required for the review desk"
         raise SettingsError(msg)
+    board = SlackReviewBoard(client, settings.review_channel)
     return ReviewDesk(
-        review_channel=settings.review_channel,
+        board=board,
+        askers=board,
         state=ReviewState(redis),
         index=index,
         reviewed=reviewed,
         reviewers=frozenset(settings.reviewers) or None,
     )
+
+
+def slack_app(
+    settings: BotSettings,
+    *,
+    client: AsyncWebClient,
+    pipeline: Answerer,
+    redis: Redis | None,
+    reviewed: ReviewedAnswers,
+    with_review: bool,
+) -> AsyncApp:
+    """The Bolt app with its listeners, the review desk's included (unless ``with_review``
+    is off, when an unverified draft is refused instead)."""
+    desk: ReviewDesk | None = None
+    if with_review:
+        desk = review_desk(
+            settings, client=client, redis=redis, reviewed=reviewed, index=pipeline.index
+        )
+    else:
+        logger.warning("review desk off: unverified answers are refused")
+    return build_app(
+        client=client,
+        signing_secret=settings.signing_secret if settings.mode == "http" else None,
+        answerer=pipeline,
+        dedupe=Dedupe(redis),
+        review=desk,
+        register_extra=(lambda bolt: review.register(bolt, desk)) if desk else None,
+        log_questions=settings.rag.log_questions,
+    )
+
+
+def _routes(
+    app: web.Application, settings: BotSettings, *, index: SourceIndex, redis: Redis | None
+) -> None:
+    if settings.mode == "http":
+        add_events_route(app)
+    health = health_handler(
+        index=index, redis=redis, chat_model=settings.rag.chat_model_mode, mode=settings.mode
+    )
+    app.router.add_get(HEALTH_PATH, health)
 
 
 def create_web_app(
@@ -95,17 +146,7 @@ def create_web_app(
     app = web.Application()
     slot = BoltSlot()
     app[BOLT] = slot
-    if settings.mode == "http":
-        add_events_route(app)
-    app.router.add_get(
-        HEALTH_PATH,
-        health_handler(
-            index=pipeline.index,
-            redis=redis,
-            chat_model=settings.rag.chat_model_mode,
-            mode=settings.mode,
-        ),
-    )
+    _routes(app, settings, index=pipeline.index, redis=redis)
 
     async def slack(_: web.Application) -> AsyncIterator[None]:
         closers: list[Callable[[], Awaitable[Any]]] = [pipeline.aclose]
@@ -116,19 +157,13 @@ def create_web_app(
         client = web_client(
             token, base_url=settings.api_url, session=session, rate_limit=rate_limit
         )
-        desk: ReviewDesk | None = None
-        if with_review:
-            desk = review_desk(settings, redis=redis, reviewed=reviewed, index=pipeline.index)
-        else:
-            logger.warning("review desk off: unverified answers are refused")
-        slot.bolt = build_app(
+        slot.bolt = slack_app(
+            settings,
             client=client,
-            signing_secret=settings.signing_secret if settings.mode == "http" else None,
-            answerer=pipeline,
-            dedupe=Dedupe(redis),
-            review=desk,
-            register_extra=(lambda bolt: register_review(bolt, desk)) if desk else None,
-            log_questions=settings.rag.log_questions,
+            pipeline=pipeline,
+            redis=redis,
+            reviewed=reviewed,
+            with_review=with_review,
         )
         socket: AsyncSocketModeHandler | None = None
         if settings.mode == "socket":

@@ -2,20 +2,33 @@
 
 ``python -m bot`` without SLACK_BOT_TOKEN lands here, so anyone can try the bot over docs/ in
 a terminal. It also reads piped questions (``printf '退费怎么算\\n' | python -m bot``): one
-answer per line, no prompt when stdin is not a terminal.
+answer per line, no prompt when stdin is not a terminal. Replies are plain text with the same
+content as the Slack reply: the answer, the sources it cites with file, heading path, link and
+score, and where a cached or reviewed answer came from.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import UTC, datetime
 from typing import TextIO
 
 from bot import texts
-from bot.plain import render_plain
+from bot.answering import cut
 from bot.ports import Answerer
-from bot.text import cut
-from rag import MAX_QUESTION_CHARS, GenerationError, Unverified, detect_language, model_failure_text
+from rag import (
+    MAX_QUESTION_CHARS,
+    Answer,
+    GenerationError,
+    Language,
+    Provenance,
+    Refusal,
+    Result,
+    Unverified,
+    detect_language,
+    model_failure_text,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -27,8 +40,40 @@ def banner(*, docs_dir: str, chunks: int, chat_model: str) -> str:
     )
 
 
+def _when(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def provenance_text(provenance: Provenance, language: Language) -> str | None:
+    parts: list[str] = []
+    if provenance.reviewed_by:
+        when = _when(provenance.reviewed_at) if provenance.reviewed_at else "—"
+        parts.append(texts.REVIEWED[language].format(reviewer=provenance.reviewed_by, date=when))
+    if provenance.cached_at:
+        parts.append(texts.CACHED[language].format(date=_when(provenance.cached_at)))
+    return " · ".join(parts) or None
+
+
+def render_plain(result: Result, language: Language) -> str:
+    if isinstance(result, Unverified):
+        return texts.UNVERIFIED[language]
+    lines = [result.text]
+    if isinstance(result, Answer):
+        for n in result.cited:
+            hit = result.hits[n - 1]
+            chunk = hit.chunk
+            where = " › ".join(part for part in (chunk.source, chunk.heading_path) if part)
+            link = f"  {chunk.link}" if chunk.link else ""
+            lines.append(f"  [{n}] {chunk.title or chunk.source} — {where} ({hit.score:.2f}){link}")
+    if not isinstance(result, Refusal) or result.provenance != Provenance():
+        line = provenance_text(result.provenance, language)
+        if line:
+            lines.append(f"  ({line})")
+    return "\n".join(lines)
+
+
 async def answer_line(answerer: Answerer, line: str) -> str:
-    question, was_cut = cut(line.strip(), MAX_QUESTION_CHARS)
+    question, was_cut = cut(line, MAX_QUESTION_CHARS)
     language = detect_language(question)
     if not question:
         return texts.HELP

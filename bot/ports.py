@@ -1,20 +1,43 @@
-"""What the Slack edge needs from its neighbours, as small interfaces.
+"""The seams between the platform-neutral bot and a chat platform, as small interfaces.
 
-``Answerer`` and ``SourceIndex`` are the slices of :class:`rag.pipeline.Pipeline` and
-:class:`rag.search.index.Index` the listeners use (so tests can hand in a stub and ``bot/`` stays
-decoupled from how answers are made). ``Origin`` and ``ReviewHooks`` are the seam to the human
-review desk (bot/review/desk.py, owned by the review work): the questions listener hands it every
-``Unverified`` result and asks it for the buttons under a refusal.
+Nothing here knows Slack. A platform (``bot/slack/`` today, ``bot/feishu/`` next) implements
+the *platform side* and hands it to the neutral core; the composition root wires them.
+
+Answer core side (implemented by :class:`rag.pipeline.Pipeline`, stubbed in tests):
+
+- :class:`Answerer` — ``answer(question) -> Answer | Refusal | Unverified``, plus its index.
+- :class:`SourceIndex` — the slice of the index the edges read (citation clicks, health).
+
+Platform side, for answering (:mod:`bot.answering` drives it, one object per question):
+
+- :class:`AskerThread` — the asker's conversation: ``working(language)`` shows progress (Slack: a
+  "Looking it up…" placeholder; Feishu: a reply in the thread), ``reply(reply)`` shows the
+  :class:`Reply` (in place of the progress note when there is one) and returns how many
+  messages that took, ``failed(language)`` puts the one human failure sentence there and never
+  raises. A platform that cannot deliver raises :class:`Unreachable` (logged, not retried).
+
+Platform side, for the review desk (:mod:`bot.review.desk` drives it, one object per app):
+
+- :class:`ReviewBoard` — where reviewers work (Slack: REVIEW_CHANNEL; Feishu: a reviewers'
+  group): ``post_card`` posts an interactive card for a :class:`NewCard` and returns the
+  :class:`Card` it became (raises when it cannot); ``close_card`` redraws a card as decided
+  (outcome, reviewer, time, no buttons; never raises); ``members`` lists who is in the
+  reviewers' channel (``None`` when the platform cannot say).
+- :class:`FollowUps` — ``follow_up(ticket, decision, ...)`` tells the asker, in their thread,
+  what a reviewer decided; ``False`` when their thread cannot be reached.
+
+Neutral core side, used by a platform's listeners: :class:`ReviewHooks` is what the answering
+core needs from the desk (submit a draft, offer "Ask a human" under a refusal). The buttons'
+payload is a :class:`~bot.review.state.Ticket`, which a platform renders as its button value.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from slack_sdk.web.async_client import AsyncWebClient
-
-from rag import Chunk, Refusal, Result, Unverified
+from bot.review.state import Decision, Ticket
+from rag import Answer, Chunk, Hit, Language, Refusal, Result, Unverified
 
 
 class SourceIndex(Protocol):
@@ -41,21 +64,111 @@ class Origin:
     """Where a question was asked, so a later reply lands in the asker's thread."""
 
     channel: str
+    """The conversation (Slack channel or DM id; Feishu chat id)."""
     thread_ts: str
     """The thread to follow up in: the reply's thread, else the question itself (a top-level
     DM is answered at top level, and a later follow-up threads under the question)."""
     message_ts: str
+    """The question's own message id."""
     user: str
     channel_type: str
     """``im`` for a DM, ``channel`` for a mention (Slack's own ``channel_type`` when given)."""
     question: str
 
 
-class ReviewHooks(Protocol):
-    async def submit_unverified(
-        self, client: AsyncWebClient, result: Unverified, origin: Origin
-    ) -> None:
-        """Queue the draft for reviewers; the asker already has the honest note."""
+class Unreachable(Exception):
+    """The platform refused or could not deliver a message; ``str(error)`` names why
+    (e.g. ``slack:not_in_channel``). Telling the asker again would fail the same way."""
 
-    def refusal_elements(self, result: Refusal, origin: Origin) -> list[dict[str, Any]]:
-        """Block Kit elements (e.g. an "Ask a human" button) shown under a refusal."""
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What the asker is shown: a result to render, or a fixed sentence."""
+
+    language: Language
+    result: Answer | Refusal | None = None
+    """Rendered by the platform (citations, buttons, provenance)."""
+    text: str = ""
+    """A fixed sentence (help, failure, "a colleague is reviewing it") when ``result`` is None."""
+    notice: str = ""
+    """Shown above the reply (e.g. the question was cut)."""
+    ask_human: Ticket | None = None
+    """Under a refusal: the payload of an "Ask a human" button (``None``: no button)."""
+
+
+class AskerThread(Protocol):
+    async def working(self, language: Language) -> None:
+        """Show the asker their question is being worked on."""
+
+    async def reply(self, reply: Reply) -> int:
+        """Show ``reply`` (in place of the progress note, if any); how many messages it took."""
+
+    async def failed(self, language: Language) -> None:
+        """Best effort: the one human failure sentence in place of the progress note."""
+
+
+class ReviewHooks(Protocol):
+    async def submit_unverified(self, result: Unverified, origin: Origin) -> None:
+        """Queue the draft for reviewers; the asker gets the honest note."""
+
+    def ask_human_ticket(self, result: Refusal, origin: Origin) -> Ticket:
+        """The payload of the "Ask a human" button shown under a refusal."""
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """A review card where it was posted. ``question``/``draft`` are what the platform read
+    back from the card (the copy of record when the review store has forgotten it);
+    ``shown`` is the card as the platform has it (Slack: its blocks), opaque to the desk."""
+
+    channel: str
+    ts: str
+    question: str = ""
+    draft: str = ""
+    shown: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class NewCard:
+    """A card to post: an unverified draft (``ticket.kind == "review"``) or a question a
+    person should answer (``"gap"``). ``sources``: (label, score, link) per numbered source."""
+
+    ticket: Ticket
+    question: str
+    draft: str = ""
+    problems: tuple[str, ...] = ()
+    sources: tuple[tuple[str, float, str | None], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PostedCard:
+    card: Card
+    link: str = ""
+    """A link to the card, for the list of open reviews (empty when unknown)."""
+
+
+class ReviewBoard(Protocol):
+    async def post_card(self, new: NewCard) -> PostedCard:
+        """Post ``new`` where reviewers work; raises when the platform refuses."""
+
+    async def close_card(
+        self,
+        card: Card,
+        decision: Decision,
+        *,
+        question: str,
+        draft: str,
+        sent: str,
+        review_id: str,
+    ) -> None:
+        """Redraw ``card`` as decided (``sent``: what the asker got, if not the draft)."""
+
+    async def members(self) -> frozenset[str] | None:
+        """Who is in the reviewers' channel; ``None`` when the platform cannot say now."""
+
+
+class FollowUps(Protocol):
+    async def follow_up(
+        self, ticket: Ticket, decision: Decision, *, question: str, text: str, hits: tuple[Hit, ...]
+    ) -> bool:
+        """Tell the asker (``ticket``'s thread) the decision; ``False`` when unreachable."""

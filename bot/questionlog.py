@@ -38,6 +38,8 @@ class QuestionLog:
     error: str | None = None
     messages: int = 0
     fields: dict[str, Any] = field(default_factory=dict)
+    stage: str = "start"
+    """The step under way (placeholder, pipeline, review_submit, deliver): names a failure."""
 
     def record(self, result: Result) -> None:
         self.verdict = result.verdict

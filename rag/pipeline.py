@@ -32,7 +32,8 @@ DEFAULT_SCOPE = ALL_KEY
 """Every document: no SCOPES_FILE, or an admin at the command line."""
 
 MAX_QUESTION_CHARS = 2000
-"""Longer questions are cut here before retrieval; the edge tells the asker."""
+"""The longest question the core is meant for: each edge cuts longer ones (and tells the
+asker) before calling :meth:`Pipeline.answer`."""
 
 
 def _ms(since: float) -> float:
@@ -62,7 +63,7 @@ class Pipeline:
     async def answer(self, question: str, *, scope: str = DEFAULT_SCOPE) -> Result:
         """``scope``: the asker's :attr:`~rag.scopes.sets.ScopeSet.key`. It keys the reviewed
         answers, the cache and single-flight, and only its documents are searched."""
-        question = question.strip()[:MAX_QUESTION_CHARS]
+        question = question.strip()
         if self.reviewed is not None:
             reviewed = await self.reviewed.lookup(question, scope=scope, index=self.index)
             allowed = self.scopes.parse(scope)

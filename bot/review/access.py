@@ -1,29 +1,28 @@
-"""Who may act on review cards: REVIEWERS, or else whoever is in REVIEW_CHANNEL.
+"""Who may act on review cards: REVIEWERS, or else whoever is in the reviewers' channel.
 
-Channel membership is read with ``conversations.members`` and kept for a minute, so a burst of
-clicks costs one call and someone added to the channel can act shortly after. When Slack cannot
-say, the last known list answers; with none, nobody may act (closed, and logged) — a wrong
-person approving an answer is worse than a reviewer waiting a moment.
+Membership is read through the platform (:meth:`bot.ports.ReviewBoard.members`) and kept for a
+minute, so a burst of clicks costs one call and someone added to the channel can act shortly
+after. When the platform cannot say, the last known list answers; with none, nobody may act
+(closed, and logged) — a wrong person approving an answer is worse than a reviewer waiting.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
-
-from slack_sdk.errors import SlackApiError
-from slack_sdk.web.async_client import AsyncWebClient
+from collections.abc import Awaitable, Callable
 
 logger = logging.getLogger(__name__)
 
 MEMBERS_TTL_SECONDS = 60.0
 
+Members = Callable[[], Awaitable[frozenset[str] | None]]
+
 
 class Reviewers:
     def __init__(
         self,
-        review_channel: str,
+        members: Members,
         reviewers: frozenset[str] | None,
         *,
         ttl_seconds: float = MEMBERS_TTL_SECONDS,
@@ -32,32 +31,20 @@ class Reviewers:
         if ttl_seconds < 0:
             msg = f"ttl_seconds ({ttl_seconds}) must not be negative"
             raise ValueError(msg)
-        self.review_channel = review_channel
+        self.members = members
         self.reviewers = reviewers
         self.ttl_seconds = ttl_seconds
         self.clock = clock
         self._members: tuple[float, frozenset[str]] | None = None
 
-    async def allows(self, client: AsyncWebClient, user: str) -> bool:
+    async def allows(self, user: str) -> bool:
         if self.reviewers is not None:
             return user in self.reviewers
         now = self.clock()
         if self._members is None or now - self._members[0] > self.ttl_seconds:
-            try:
-                self._members = (now, await self._channel_members(client))
-            except SlackApiError:
-                logger.exception("could not list the members of %s", self.review_channel)
+            members = await self.members()
+            if members is None:
+                logger.error("the reviewers' channel members are unknown; using the last list")
                 return self._members is not None and user in self._members[1]
+            self._members = (now, members)
         return user in self._members[1]
-
-    async def _channel_members(self, client: AsyncWebClient) -> frozenset[str]:
-        members: set[str] = set()
-        cursor = None
-        while True:
-            page = await client.conversations_members(
-                channel=self.review_channel, limit=1000, cursor=cursor
-            )
-            members.update(str(member) for member in page.get("members") or [])
-            cursor = (page.get("response_metadata") or {}).get("next_cursor")
-            if not cursor:
-                return frozenset(members)

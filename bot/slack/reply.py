@@ -12,20 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from bot import texts
 from bot.slack import source_ref
+from bot.slack.limits import ACTIONS_ELEMENTS, BUTTON_TEXT, MESSAGE_TEXT, SECTION_TEXT, slack_date
 from bot.slack.mrkdwn import escape, split_text, to_mrkdwn
 from rag import Answer, Hit, Language, Provenance, Refusal
 
-SECTION_LIMIT = 3000
-MESSAGE_TEXT_LIMIT = 3900
-"""Under Slack's recommended 4,000 and chat.update's hard limit."""
-MAX_BLOCKS = 50
-ACTIONS_LIMIT = 25
-BUTTON_TEXT_LIMIT = 75
 SOURCE_ACTION_PREFIX = "citebot_source_"
 """Citation buttons' action_id: prefix + source number (unique within a message)."""
 
@@ -57,8 +51,8 @@ def source_label(n: int, hit: Hit) -> str:
     chunk = hit.chunk
     name = chunk.title or chunk.source.rsplit("/", 1)[-1]
     label = f"[{n}] {name}" + (f" · {chunk.heading[-1]}" if chunk.heading else "")
-    if len(label) > BUTTON_TEXT_LIMIT:
-        label = label[: BUTTON_TEXT_LIMIT - 1].rstrip() + "…"
+    if len(label) > BUTTON_TEXT:
+        label = label[: BUTTON_TEXT - 1].rstrip() + "…"
     return label
 
 
@@ -76,16 +70,9 @@ def source_buttons(hits: Sequence[Hit], cited: Sequence[int]) -> list[Block]:
     ]
     return [
         {"type": "actions", "block_id": f"citebot_sources_{start}", "elements": group}
-        for start in range(0, len(buttons), ACTIONS_LIMIT)
-        if (group := buttons[start : start + ACTIONS_LIMIT])
+        for start in range(0, len(buttons), ACTIONS_ELEMENTS)
+        if (group := buttons[start : start + ACTIONS_ELEMENTS])
     ]
-
-
-def slack_date(when: datetime) -> str:
-    """Shown in each reader's own time zone; the fallback is UTC."""
-    moment = when if when.tzinfo else when.replace(tzinfo=UTC)
-    fallback = moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return f"<!date^{int(moment.timestamp())}^{{date_short_pretty}} {{time}}|{fallback}>"
 
 
 def provenance_line(provenance: Provenance, language: Language) -> str | None:
@@ -100,11 +87,11 @@ def provenance_line(provenance: Provenance, language: Language) -> str | None:
 
 
 def _pack(body: str) -> list[list[str]]:
-    """Sections (≤ SECTION_LIMIT) grouped into messages (≤ MESSAGE_TEXT_LIMIT in total)."""
+    """Sections (≤ SECTION_TEXT) grouped into messages (≤ MESSAGE_TEXT in total)."""
     messages: list[list[str]] = []
-    size = MESSAGE_TEXT_LIMIT + 1
-    for piece in split_text(body, SECTION_LIMIT):
-        if size + len(piece) > MESSAGE_TEXT_LIMIT:
+    size = MESSAGE_TEXT + 1
+    for piece in split_text(body, SECTION_TEXT):
+        if size + len(piece) > MESSAGE_TEXT:
             messages.append([])
             size = 0
         messages[-1].append(piece)

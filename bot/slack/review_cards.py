@@ -4,18 +4,19 @@ The question and the draft are shown as ``plain_text`` sections with known block
 (``q.0``, ``d.0``, ``d.1`` …) so :func:`read_back` can recover them exactly from the card a
 click arrives with — the card is the copy of record when Redis has forgotten the review.
 Every button on a card carries the same :class:`~bot.review.state.Ticket` as its value.
-User texts for reviewers and askers are in :mod:`bot.review.texts`.
+User texts for reviewers and askers are in :mod:`bot.review.texts`; the modals a reviewer
+fills in are :mod:`bot.slack.review_modals`.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
 from bot.review.state import Decision, Ticket
 from bot.review.texts import Texts, texts_for
-from bot.slack.mrkdwn import escape, split_text
+from bot.slack.limits import BUTTON_TEXT, MAX_BLOCKS, SECTION_SAFE, slack_date
+from bot.slack.mrkdwn import escape, split_text, unescape
 
 Block = dict[str, Any]
 
@@ -26,16 +27,12 @@ ANSWER_SUBMIT = "gap_answer_submit"
 ACTIONS_BLOCK = "review_actions"
 TEXT_INPUT, REASON_INPUT, SAVE_INPUT = "text_input", "reason_input", "save_input"
 
-PLAIN_LIMIT = 2900
-"""Characters per plain_text section (Slack allows 3000; room for the splitter's care)."""
 MAX_DRAFT_BLOCKS = 12
-MAX_INPUT_CHARS = 3000
-"""A plain_text_input holds at most 3000 characters."""
 MAX_SOURCES_SHOWN = 10
 
 
 def plain_blocks(prefix: str, text: str, limit: int) -> list[Block]:
-    pieces = split_text(text, PLAIN_LIMIT)[:limit] if text else [""]
+    pieces = split_text(text, SECTION_SAFE)[:limit] if text else [""]
     return [
         {
             "type": "section",
@@ -46,26 +43,20 @@ def plain_blocks(prefix: str, text: str, limit: int) -> list[Block]:
     ]
 
 
-def _label(text: str) -> Block:
+def label(text: str) -> Block:
     return {"type": "section", "text": {"type": "mrkdwn", "text": f"*{escape(text)}*"}}
 
 
 def _button(text: str, action_id: str, value: str, style: str | None = None) -> Block:
     button: Block = {
         "type": "button",
-        "text": {"type": "plain_text", "text": text[:75]},
+        "text": {"type": "plain_text", "text": text[:BUTTON_TEXT]},
         "action_id": action_id,
         "value": value,
     }
     if style:
         button["style"] = style
     return button
-
-
-def slack_date(epoch: float) -> str:
-    """A date Slack shows in each reader's own time zone, with a UTC fallback."""
-    fallback = dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return f"<!date^{int(epoch)}^{{date_short_pretty}} {{time}}|{fallback}>"
 
 
 def _who_where(texts: Texts, ticket: Ticket, permalink: str) -> Block:
@@ -100,15 +91,17 @@ def review_card(
     blocks: list[Block] = [
         {"type": "header", "text": {"type": "plain_text", "text": texts.review_title}},
         _who_where(texts, ticket, permalink),
-        _label(texts.question),
+        label(texts.question),
         *plain_blocks("q", question, 1),
-        _label(texts.draft),
+        label(texts.draft),
         *plain_blocks("d", draft, MAX_DRAFT_BLOCKS),
     ]
     if problems:
         listed = "\n".join(f"• {escape(problem)}" for problem in problems[:20])
-        blocks.append(_label(texts.problems))
-        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": listed[:2900]}})
+        blocks.append(label(texts.problems))
+        blocks.append(
+            {"type": "section", "text": {"type": "mrkdwn", "text": listed[:SECTION_SAFE]}}
+        )
     blocks.extend(_sources(texts.sources, sources))
     blocks.append(
         {
@@ -124,12 +117,12 @@ def review_card(
     return f"{texts.review_title}: {question[:200]}", blocks
 
 
-def _sources(label: str, sources: Sequence[tuple[str, float, str | None]]) -> list[Block]:
-    """The retrieved sources with their scores under ``label``; nothing when there are none."""
+def _sources(title: str, sources: Sequence[tuple[str, float, str | None]]) -> list[Block]:
+    """The retrieved sources with their scores under ``title``; nothing when there are none."""
     if not sources:
         return []
-    text = source_lines(sources)[:2900]
-    return [_label(label), {"type": "section", "text": {"type": "mrkdwn", "text": text}}]
+    text = source_lines(sources)[:SECTION_SAFE]
+    return [label(title), {"type": "section", "text": {"type": "mrkdwn", "text": text}}]
 
 
 def gap_card(
@@ -145,7 +138,7 @@ def gap_card(
     blocks: list[Block] = [
         {"type": "header", "text": {"type": "plain_text", "text": texts.gap_title}},
         _who_where(texts, ticket, permalink),
-        _label(texts.question),
+        label(texts.question),
         *plain_blocks("q", question, 1),
     ]
     blocks.extend(_sources(texts.near_misses, sources))
@@ -162,10 +155,6 @@ def gap_card(
     return f"{texts.gap_title}: {question[:200]}", blocks
 
 
-def _unescape(text: str) -> str:
-    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-
-
 def read_back(blocks: Sequence[Block], prefix: str) -> str:
     """The text of the ``prefix.N`` plain_text sections, joined: the card's question or draft.
 
@@ -177,7 +166,7 @@ def read_back(blocks: Sequence[Block], prefix: str) -> str:
         head, _, number = block_id.partition(".")
         if head == prefix and number.isdigit():
             pieces.append((int(number), str(block.get("text", {}).get("text", ""))))
-    return _unescape("".join(text for _, text in sorted(pieces))).strip()
+    return unescape("".join(text for _, text in sorted(pieces))).strip()
 
 
 def decided_card(
@@ -198,11 +187,11 @@ def decided_card(
     if decision.reason:
         line += f"\n{texts.reason}: {escape(decision.reason)}"
     kept = [dict(block) for block in blocks if block.get("block_id") != ACTIONS_BLOCK]
-    kept = kept[: 50 - 2 - (MAX_DRAFT_BLOCKS if sent else 0)]
+    kept = kept[: MAX_BLOCKS - 2 - (MAX_DRAFT_BLOCKS if sent else 0)]
     if sent:
-        kept.append(_label(texts.sent))
+        kept.append(label(texts.sent))
         kept.extend(plain_blocks("s", sent, MAX_DRAFT_BLOCKS))
-    kept.append({"type": "context", "elements": [{"type": "mrkdwn", "text": line[:2900]}]})
+    kept.append({"type": "context", "elements": [{"type": "mrkdwn", "text": line[:SECTION_SAFE]}]})
     return f"{outcome}: {question[:200]}", kept
 
 
@@ -223,92 +212,3 @@ def without_ask_button(blocks: Sequence[Block], note: str) -> list[Block]:
 def ask_human_button(ticket: Ticket, *, question: str) -> Block:
     """The element the refusal message shows (the Slack edge puts it in an actions block)."""
     return _button(texts_for(question).ask_human, ASK_HUMAN, ticket.to_value())
-
-
-def _modal(callback_id: str, title: str, submit: str, metadata: str, blocks: list[Block]) -> Block:
-    return {
-        "type": "modal",
-        "callback_id": callback_id,
-        "title": {"type": "plain_text", "text": title[:24]},
-        "submit": {"type": "plain_text", "text": submit[:24]},
-        "close": {"type": "plain_text", "text": "Cancel"},
-        "private_metadata": metadata,
-        "blocks": blocks,
-    }
-
-
-def _text_input(
-    block_id: str, label: str, *, initial: str = "", optional: bool = False, multiline: bool = True
-) -> Block:
-    element: Block = {
-        "type": "plain_text_input",
-        "action_id": "value",
-        "multiline": multiline,
-        "max_length": MAX_INPUT_CHARS,
-    }
-    if initial:
-        element["initial_value"] = initial[:MAX_INPUT_CHARS]
-    return {
-        "type": "input",
-        "block_id": block_id,
-        "optional": optional,
-        "label": {"type": "plain_text", "text": label},
-        "element": element,
-    }
-
-
-def edit_modal(metadata: str, *, question: str, draft: str) -> Block:
-    texts = texts_for(question)
-    blocks = [
-        _label(texts.question),
-        *plain_blocks("q", question, 1),
-        _text_input(TEXT_INPUT, texts.answer_label, initial=draft),
-    ]
-    if len(draft) > MAX_INPUT_CHARS:
-        note = escape(texts.draft_cut.format(limit=MAX_INPUT_CHARS))
-        blocks.insert(2, {"type": "context", "elements": [{"type": "mrkdwn", "text": note}]})
-    return _modal(EDIT_SUBMIT, texts.edit_title, texts.send, metadata, blocks)
-
-
-def reject_modal(metadata: str, *, question: str, draft: str) -> Block:
-    texts = texts_for(question)
-    blocks = [
-        _label(texts.question),
-        *plain_blocks("q", question, 1),
-        _label(texts.draft),
-        *plain_blocks("d", draft, MAX_DRAFT_BLOCKS),
-        {"type": "context", "elements": [{"type": "mrkdwn", "text": texts.reject_explained}]},
-        _text_input(REASON_INPUT, texts.reason, optional=True),
-    ]
-    return _modal(REJECT_SUBMIT, texts.reject_title, texts.reject, metadata, blocks)
-
-
-def answer_modal(metadata: str, *, question: str) -> Block:
-    texts = texts_for(question)
-    save = {
-        "type": "input",
-        "block_id": SAVE_INPUT,
-        "optional": True,
-        "label": {"type": "plain_text", "text": texts.save_label},
-        "element": {
-            "type": "checkboxes",
-            "action_id": "value",
-            "options": [{"text": {"type": "plain_text", "text": texts.save_option}, "value": "1"}],
-        },
-    }
-    blocks = [
-        _label(texts.question),
-        *plain_blocks("q", question, 1),
-        _text_input(TEXT_INPUT, texts.answer_label),
-        save,
-    ]
-    return _modal(ANSWER_SUBMIT, texts.answer_title, texts.send, metadata, blocks)
-
-
-def submitted(values: dict[str, Any], block_id: str) -> str:
-    """A text input's value from ``view.state.values`` (empty when not filled in)."""
-    return str((values.get(block_id, {}).get("value", {}) or {}).get("value") or "").strip()
-
-
-def checked(values: dict[str, Any], block_id: str) -> bool:
-    return bool((values.get(block_id, {}).get("value", {}) or {}).get("selected_options"))

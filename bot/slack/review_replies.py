@@ -13,11 +13,10 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from bot.review.texts import texts_for
+from bot.slack.limits import MESSAGE_TEXT, SECTION_SAFE
 from bot.slack.mrkdwn import escape, split_text, to_mrkdwn
 from bot.slack.reply import SlackMessage, render_answer, section
 from rag import Answer, Hit, Provenance, detect_language, refusal_text
-
-SECTION_LIMIT = 2900
 
 
 def reviewed_answer(
@@ -42,6 +41,6 @@ def dismissal(question: str) -> list[SlackMessage]:
 def colleague_answer(question: str, text: str, *, reviewer: str) -> list[SlackMessage]:
     """The reviewer's own words (at most 3000 characters, the modal's limit), attributed."""
     header = texts_for(question).colleague_answer.format(reviewer=reviewer)
-    pieces = split_text(to_mrkdwn(text), SECTION_LIMIT)
+    pieces = split_text(to_mrkdwn(text), SECTION_SAFE)
     blocks = [section(header), *(section(piece) for piece in pieces if piece.strip())]
-    return [SlackMessage(text=f"{header}\n{text}"[:3900], blocks=blocks)]
+    return [SlackMessage(text=f"{header}\n{text}"[:MESSAGE_TEXT], blocks=blocks)]

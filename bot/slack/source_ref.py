@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.slack.limits import BUTTON_VALUE
 from rag import Hit
 
 VERSION = "v1"
 HASH_CHARS = 16
-MAX_VALUE = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,8 +27,10 @@ class SourceRef:
 
 def encode(hit: Hit) -> str:
     value = f"{VERSION}|{hit.chunk.hash[:HASH_CHARS]}|{hit.score:.4f}|{hit.chunk.id}"
-    if len(value) > MAX_VALUE:
-        msg = f"source id for {hit.chunk.id[:80]!r}… is {len(value)} characters (max {MAX_VALUE})"
+    if len(value) > BUTTON_VALUE:
+        msg = (
+            f"source id for {hit.chunk.id[:80]!r}… is {len(value)} characters (max {BUTTON_VALUE})"
+        )
         raise ValueError(msg)
     return value
 

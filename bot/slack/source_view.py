@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bot import texts
+from bot.slack.limits import MESSAGE_TEXT
 from bot.slack.mrkdwn import escape
 from bot.slack.reply import Block, SlackMessage, context, section
 from bot.slack.source_ref import SourceRef, same_version
@@ -83,7 +84,7 @@ def source_message(n: int, ref: SourceRef, found: Found, language: Language) -> 
     passage = "\n".join(chunk.text for chunk in found.chunks)
     quoted = _quote(passage)
     blocks += [section(quoted), _details(first, ref, language)]
-    return SlackMessage(text=f"{title}\n{quoted}"[:3900], blocks=blocks)
+    return SlackMessage(text=f"{title}\n{quoted}"[:MESSAGE_TEXT], blocks=blocks)
 
 
 def unreadable_message(language: Language) -> SlackMessage:

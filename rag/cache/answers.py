@@ -45,7 +45,6 @@ class CacheUnavailable(RuntimeError):
 
 # --- keys ----------------------------------------------------------------------------------
 
-_SLACK_TOKEN = re.compile(r"<[@!][^<>]*>")  # <@U123>, <@U123|name>, <!here>, <!subteam^S1>
 _LEADING_MENTION = re.compile(r"^@(?:[a-z0-9._\-]+|\S+(?=\s))\s*")  # "@citebot 问题"
 _CJK = r"\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _SPACE_IN_CJK = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])")
@@ -68,13 +67,13 @@ def _strip_edges(text: str) -> str:
 def normalize_question(question: str) -> str:
     """One spelling for trivially different phrasings of the same question.
 
-    NFKC (full-width letters, digits and punctuation become half-width), Slack mention tokens
-    and a leading ``@bot`` removed, case folded, runs of whitespace made one space (none
-    between CJK characters), surrounding whitespace and punctuation stripped:
-    ``"口语课一共有几级？"``, ``"口语课一共有几级"`` and ``" 口语课一共有几级?"`` are one key.
+    NFKC (full-width letters, digits and punctuation become half-width), a leading typed
+    ``@bot`` removed, case folded, runs of whitespace made one space (none between CJK
+    characters), surrounding whitespace and punctuation stripped: ``"口语课一共有几级？"``,
+    ``"口语课一共有几级"`` and ``" 口语课一共有几级?"`` are one key. A platform's own mention
+    markup (Slack's ``<@U123>``) is removed by that platform's edge before the question gets here.
     """
-    text = unicodedata.normalize("NFKC", question)
-    text = _SLACK_TOKEN.sub(" ", text).casefold()
+    text = unicodedata.normalize("NFKC", question).casefold()
     text = _SPACES.sub(" ", text).strip()
     text = _LEADING_MENTION.sub("", text)
     text = _SPACE_IN_CJK.sub("", text)

@@ -28,7 +28,8 @@ from bot.review.desk import ReviewDesk
 from bot.review.state import ReviewState
 from bot.slack.app import build_app
 from bot.slack.client import RateLimitRetry, web_client
-from bot.slack.listeners.review import register_review
+from bot.slack.listeners import review
+from bot.slack.review_board import SlackReviewBoard
 from rag.cache.answers import MemoryCache
 from rag.cache.reviewed import RedisStore, ReviewedAnswers
 from rag.generate.llm import Generator
@@ -109,8 +110,9 @@ class ReviewBot:
             top_k=3,
             reviewed=reviewed,
         )
+        board = SlackReviewBoard(client, REVIEW_CHANNEL)
         self.desk = ReviewDesk(
-            REVIEW_CHANNEL, state, INDEX, reviewed=reviewed, reviewers=self.reviewers
+            board, board, state, INDEX, reviewed=reviewed, reviewers=self.reviewers
         )
         desk = self.desk
         bolt = build_app(
@@ -119,7 +121,7 @@ class ReviewBot:
             answerer=pipeline,
             dedupe=Dedupe(None),
             review=desk,
-            register_extra=lambda app: register_review(app, desk),
+            register_extra=lambda app: review.register(app, desk),
         )
 
         async def events(request: web.Request) -> web.Response:

@@ -2,7 +2,8 @@
 
 Acknowledged first (Slack's 3 s), then an ephemeral message in the same thread; if Slack
 refuses that (e.g. the bot can't post ephemerals in that conversation) the same content opens
-as a modal, while the click's ``trigger_id`` is still fresh.
+as a modal, while the click's ``trigger_id`` is still fresh. An unexpected error is logged and
+the clicker told in one sentence (:func:`bot.slack.errors.after_ack`).
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.ports import SourceIndex
+from bot.slack.errors import after_ack
 from bot.slack.reply import SOURCE_ACTION_PREFIX
 from bot.slack.source_ref import decode
 from bot.slack.source_view import as_modal, find, source_message, unreadable_message
-from rag import Language, detect_language, model_failure_text
+from rag import Language, detect_language
 
 logger = logging.getLogger(__name__)
 
@@ -33,18 +35,12 @@ def _language(body: dict[str, Any]) -> Language:
 
 def register(app: AsyncApp, *, index: SourceIndex) -> None:
     @app.action(SOURCE_ACTION)
+    @after_ack
     async def on_source_click(
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
     ) -> None:
         await ack()
-        # Errors are handled here, not left to @app.error: bolt waits for the ack by polling,
-        # and an exception right after ack() can make it answer Slack 404 instead of 200.
-        language = _language(body)
-        try:
-            await _show(client, body, action, index, language)
-        except Exception:
-            logger.exception("showing a source failed (action %s)", action.get("action_id"))
-            await apologise(client, body, language)
+        await _show(client, body, action, index, _language(body))
 
 
 async def _show(
@@ -90,13 +86,3 @@ def _where(body: dict[str, Any]) -> tuple[str, str, str | None]:
         str((body.get("user") or {}).get("id")),
         (container.get("thread_ts") or message.get("thread_ts")),
     )
-
-
-async def apologise(client: AsyncWebClient, body: dict[str, Any], language: Language) -> None:
-    """One human sentence to the clicker; never raises."""
-    channel, user, _ = _where(body)
-    text = model_failure_text(language)
-    try:
-        await client.chat_postEphemeral(channel=channel, user=user, text=text)
-    except Exception:
-        logger.exception("could not apologise to %s in %s", user, channel)

@@ -1,10 +1,12 @@
-"""Markdown from the model becomes valid Slack mrkdwn; splitting never loses a character."""
+"""Markdown from the model becomes valid Slack mrkdwn; splitting never loses a character; a
+Slack message becomes the plain question the answer core sees."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.slack.mrkdwn import escape, split_text, to_mrkdwn
+from bot.slack.mrkdwn import clean_question, escape, split_text, to_mrkdwn, unescape
+from rag.cache.answers import normalize_question
 
 
 def test_escapes_only_the_three_control_characters_ampersand_first() -> None:
@@ -58,3 +60,46 @@ def test_split_never_cuts_an_entity_or_link() -> None:
     for piece in split_text(text, 33):
         assert not piece.endswith(("&", "&a", "&am", "&amp"))
         assert piece.count("<") == piece.count(">")
+
+
+def test_mention_tokens_are_removed() -> None:
+    assert clean_question("<@U0CITEBOT> 退费怎么算？") == "退费怎么算？"
+    assert clean_question("hey <@U0CITEBOT|citebot>, how many leave days?") == (
+        "hey , how many leave days?"
+    )
+
+
+def test_channel_and_link_tokens_become_plain_text() -> None:
+    text = (
+        "see <#C0123|hr-policies> and <https://example.com/leave|the leave page> or <https://x.io>"
+    )
+    assert clean_question(text) == "see #hr-policies and the leave page or https://x.io"
+
+
+def test_mailto_and_special_mentions_are_plain() -> None:
+    assert clean_question("<!here> mail <mailto:hr@example.com|hr@example.com>") == (
+        "mail hr@example.com"
+    )
+
+
+def test_slack_entities_are_unescaped() -> None:
+    assert clean_question("R&amp;D budget &lt; 5%?") == "R&D budget < 5%?"
+
+
+def test_only_a_mention_is_an_empty_question() -> None:
+    assert clean_question("  <@U0CITEBOT>  \n ") == ""
+
+
+def test_control_characters_are_dropped_but_lines_kept() -> None:
+    assert clean_question("退费\x00怎么\u200b算\n第二行\x07") == "退费怎么算\n第二行"
+
+
+def test_a_mention_and_a_dm_of_one_question_share_a_cache_key() -> None:
+    # The edge strips Slack's markup; the cache key is made from what is left.
+    for asked in ("<@U0BOT> 口语课一共有几级？", "<@U0BOT|citebot> 口语课一共有几级"):
+        assert normalize_question(clean_question(asked)) == normalize_question("口语课一共有几级？")
+
+
+def test_unescape_undoes_escape() -> None:
+    text = "a & b < c > d &lt;"
+    assert unescape(escape(text)) == text

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.plain import render_plain
+from bot.console import render_plain
 from bot.slack import source_ref
+from bot.slack.limits import MESSAGE_TEXT
 from bot.slack.reply import (
-    MESSAGE_TEXT_LIMIT,
     SOURCE_ACTION_PREFIX,
     render_answer,
     render_refusal,
@@ -70,7 +70,7 @@ def test_long_answer_is_split_into_valid_messages_and_nothing_is_lost() -> None:
     assert len(messages) > 1
     assert "".join(message.text for message in messages) == body
     for message in messages:
-        assert len(message.text) <= MESSAGE_TEXT_LIMIT
+        assert len(message.text) <= MESSAGE_TEXT
         assert block_problems(message.blocks) == []
     assert _buttons(messages[-1].blocks)
     assert not _buttons(messages[0].blocks)

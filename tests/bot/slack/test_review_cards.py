@@ -15,18 +15,14 @@ from bot.slack.review_cards import (
     EDIT,
     REJECT,
     TEXT_INPUT,
-    answer_modal,
     ask_human_button,
-    checked,
     decided_card,
-    edit_modal,
     gap_card,
     read_back,
-    reject_modal,
     review_card,
-    submitted,
     without_ask_button,
 )
+from bot.slack.review_modals import answer_modal, checked, edit_modal, reject_modal, submitted
 from tests.fakes.slack_blocks import block_problems, view_problems
 
 TICKET = Ticket(

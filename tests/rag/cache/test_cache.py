@@ -33,7 +33,6 @@ from tests.rag.cache_fakes import CountingCompute, FakeClock, answer, refusal, u
         " 口语课一共有几级?",
         "口语课一共有几级？？ ",
         "口语课一共有几级。",
-        "<@U0BOT> 口语课一共有几级？",
         "@citebot 口语课一共有几级？",
         "@citebot口语课一共有几级",
         "「口语课一共有几级」",

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from bot.slack.events import incoming
+from bot.slack.incoming import incoming
 
 BOT = "U0BOT"
 

@@ -1,4 +1,6 @@
-"""One question in Slack: placeholder, then the result in its place, whatever fails."""
+"""One question in Slack: placeholder, then the result in its place, whatever fails.
+
+The platform-neutral core (bot/answering.py) driving the Slack thread (bot/slack/thread.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +12,12 @@ from typing import Any
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.answering import Answering
 from bot.ports import Origin
-from bot.slack.answering import Responder
+from bot.review.state import Ticket
 from bot.slack.client import RateLimitRetry, web_client
-from bot.slack.events import Incoming
+from bot.slack.incoming import Incoming
+from bot.slack.listeners.questions import answer_in_slack
 from bot.texts import UNVERIFIED, WORKING
 from rag.chunks import Chunk
 from rag.messages import model_failure_text, refusal_text
@@ -62,16 +66,19 @@ class _Review:
         self.submitted: list[tuple[Unverified, Origin]] = []
         self.fail = fail
 
-    async def submit_unverified(
-        self, client: AsyncWebClient, result: Unverified, origin: Origin
-    ) -> None:
+    async def submit_unverified(self, result: Unverified, origin: Origin) -> None:
         if self.fail:
             raise RuntimeError("review channel unreachable")
         self.submitted.append((result, origin))
 
-    def refusal_elements(self, result: Refusal, origin: Origin) -> list[dict[str, Any]]:
-        label = {"type": "plain_text", "text": "Ask a human"}
-        return [{"type": "button", "action_id": "ask_human", "text": label, "value": origin.user}]
+    def ask_human_ticket(self, result: Refusal, origin: Origin) -> Ticket:
+        return Ticket("ask", "gap", origin.channel, origin.thread_ts, origin.user)
+
+
+async def respond(
+    answerer: _Answerer, client: AsyncWebClient, review: _Review | None = None, **options: Any
+) -> None:
+    await answer_in_slack(Answering(answerer, review=review, **options), client, ASKED)
 
 
 def _client(slack: FakeSlackApi) -> AsyncWebClient:
@@ -87,7 +94,7 @@ async def test_answer_replaces_the_placeholder_and_the_question_is_cleaned(
     slack_api: FakeSlackApi,
 ) -> None:
     answerer = _Answerer(Answer("退费怎么算？", "退费按剩余课时计算[1]。", (HIT,)))
-    await Responder(answerer).respond(_client(slack_api), ASKED)
+    await respond(answerer, _client(slack_api))
     [reply] = slack_api.messages
     assert answerer.questions == ["退费怎么算？"]
     assert slack_api.calls_to("chat.postMessage")[0].args["text"] == WORKING["zh"]
@@ -99,7 +106,7 @@ async def test_unverified_goes_to_review_and_the_asker_gets_the_honest_note(
 ) -> None:
     draft = Unverified("退费怎么算？", "口语课一共六级[1]。", ("ungrounded",), (HIT,))
     review = _Review()
-    await Responder(_Answerer(draft), review=review).respond(_client(slack_api), ASKED)
+    await respond(_Answerer(draft), _client(slack_api), review)
     [reply] = slack_api.messages
     assert reply.text == UNVERIFIED["zh"]
     assert "六级" not in str(reply.blocks)
@@ -113,7 +120,7 @@ async def test_unverified_without_a_review_desk_is_refused_not_shown(
     slack_api: FakeSlackApi,
 ) -> None:
     draft = Unverified("退费怎么算？", "口语课一共六级[1]。", ("ungrounded",), (HIT,))
-    await Responder(_Answerer(draft)).respond(_client(slack_api), ASKED)
+    await respond(_Answerer(draft), _client(slack_api))
     assert slack_api.messages[0].text == refusal_text("zh")
 
 
@@ -121,13 +128,13 @@ async def test_failed_review_submission_tells_the_asker_something_went_wrong(
     slack_api: FakeSlackApi,
 ) -> None:
     draft = Unverified("q", "d[1]", ("x",), (HIT,))
-    await Responder(_Answerer(draft), review=_Review(fail=True)).respond(_client(slack_api), ASKED)
+    await respond(_Answerer(draft), _client(slack_api), _Review(fail=True))
     assert slack_api.messages[0].text == model_failure_text("zh")
 
 
 async def test_refusal_carries_the_review_desks_button(slack_api: FakeSlackApi) -> None:
     refusal = Refusal("火星", refusal_text("zh"), ())
-    await Responder(_Answerer(refusal), review=_Review()).respond(_client(slack_api), ASKED)
+    await respond(_Answerer(refusal), _client(slack_api), _Review())
     [reply] = slack_api.messages
     assert reply.text == refusal_text("zh")
     assert '"ask_human"' in json.dumps(reply.blocks)
@@ -137,7 +144,7 @@ async def test_refusal_carries_the_review_desks_button(slack_api: FakeSlackApi) 
 async def test_any_pipeline_failure_ends_in_one_human_sentence(
     slack_api: FakeSlackApi, error: Exception
 ) -> None:
-    await Responder(_Answerer(error)).respond(_client(slack_api), ASKED)
+    await respond(_Answerer(error), _client(slack_api))
     [reply] = slack_api.messages
     assert reply.text == model_failure_text("zh")
 
@@ -147,7 +154,7 @@ async def test_a_deleted_placeholder_still_gets_the_answer_posted(
 ) -> None:
     slack_api.fail("chat.update", "message_not_found")
     answerer = _Answerer(Answer("q", "退费按剩余课时计算[1]。", (HIT,)))
-    await Responder(answerer).respond(_client(slack_api), ASKED)
+    await respond(answerer, _client(slack_api))
     assert [m.text for m in slack_api.messages] == [WORKING["zh"], "退费按剩余课时计算[1]。"]
 
 
@@ -156,7 +163,7 @@ async def test_a_placeholder_slack_would_not_edit_is_replaced_by_the_answer(
 ) -> None:
     slack_api.fail("chat.update", "cant_update_message")
     answerer = _Answerer(Answer("q", "退费按剩余课时计算[1]。", (HIT,)))
-    await Responder(answerer).respond(_client(slack_api), ASKED)
+    await respond(answerer, _client(slack_api))
     assert [m.text for m in slack_api.messages] == ["退费按剩余课时计算[1]。"]
 
 
@@ -166,7 +173,7 @@ async def test_slack_refusing_the_placeholder_is_logged_and_survived(
     slack_api.fail("chat.postMessage", "not_in_channel")
     answerer = _Answerer(Answer("q", "a[1]", (HIT,)))
     with caplog.at_level(logging.INFO):
-        await Responder(answerer).respond(_client(slack_api), ASKED)
+        await respond(answerer, _client(slack_api))
     assert slack_api.messages == []
     assert answerer.questions == []
     assert any("not_in_channel" in record.getMessage() for record in caplog.records)
@@ -177,7 +184,7 @@ async def test_one_log_line_per_question_without_its_text(
 ) -> None:
     answerer = _Answerer(Answer("q", "退费按剩余课时计算[1]。", (HIT,)))
     with caplog.at_level(logging.INFO, logger="citebot.questions"):
-        await Responder(answerer).respond(_client(slack_api), ASKED)
+        await respond(answerer, _client(slack_api))
     [line] = [r.getMessage() for r in caplog.records if r.name == "citebot.questions"]
     data = json.loads(line)
     assert (data["event_id"], data["verdict"], data["top_scores"]) == ("Ev1", "answer", [0.9])
@@ -190,7 +197,7 @@ async def test_log_questions_puts_the_text_in_the_line(
 ) -> None:
     answerer = _Answerer(Refusal("q", refusal_text("zh"), ()))
     with caplog.at_level(logging.INFO, logger="citebot.questions"):
-        await Responder(answerer, log_questions=True).respond(_client(slack_api), ASKED)
+        await respond(answerer, _client(slack_api), log_questions=True)
     [line] = [r.getMessage() for r in caplog.records if r.name == "citebot.questions"]
     assert json.loads(line)["question"] == "退费怎么算？"
 
@@ -218,10 +225,10 @@ class _GatedSlack:
 
 async def test_a_burst_posts_a_bounded_number_of_placeholders_at_once() -> None:
     answerer = _Answerer(Answer("退费怎么算？", "退费按剩余课时计算[1]。", (HIT,)))
-    responder = Responder(answerer, max_placeholder_posts=3)
+    answering = Answering(answerer, max_placeholder_posts=3)
     slack = _GatedSlack()
     client: Any = slack
-    burst = [asyncio.create_task(responder.respond(client, ASKED)) for _ in range(20)]
+    burst = [asyncio.create_task(answer_in_slack(answering, client, ASKED)) for _ in range(20)]
     for _ in range(10):  # let every task run up to its placeholder post
         await asyncio.sleep(0)
     assert slack.peak == 3

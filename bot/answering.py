@@ -1,0 +1,159 @@
+"""Answer one question for an asker, on any platform: the path after the platform's listener.
+
+    cut the question to MAX_QUESTION_CHARS (the asker is told)
+      -> thread.working()                      (the asker sees progress within a second)
+      -> pipeline.answer(question)
+      -> Answer | Refusal (with "Ask a human" when a review desk runs)
+         | Unverified (draft to the review desk; the asker gets the honest note)
+      -> thread.reply(...)
+The chat model being unreachable (GenerationError) is expected and answered with the one human
+sentence. Anything unexpected, at any step, is caught once here: logged with its traceback and
+answered with the same sentence in place of the progress note, never a traceback. One
+structured log line per question (:mod:`bot.questionlog`). The platform's side is
+:class:`bot.ports.AskerThread`; this module knows no platform.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import replace
+
+from bot import texts
+from bot.ports import Answerer, AskerThread, Origin, Reply, ReviewHooks, Unreachable
+from bot.questionlog import QuestionLog
+from rag import (
+    MAX_QUESTION_CHARS,
+    Answer,
+    GenerationError,
+    Language,
+    Refusal,
+    detect_language,
+    model_failure_text,
+    refusal_text,
+)
+
+logger = logging.getLogger(__name__)
+
+MAX_CONCURRENT_ANSWERS = 8
+"""Questions answered at once per process; the rest wait (their placeholder already shown).
+Answering is mostly CPU on this event loop, so more at once only makes Slack's acks wait:
+with a burst of 200 mentions and no limit, acks queued behind answer work for over a second."""
+
+MAX_PLACEHOLDER_POSTS = 16
+"""Progress notes in flight at once per process. In a burst every listener starts at once and
+its placeholder post competes with Slack's acks for the event loop: with no bound, a burst of 200
+mentions (``python -m bench.load --scenario burst``) acked at p99 324–339 ms; with 16, 200–223 ms,
+placeholders still shown within 0.4 s (p99); with 8 the placeholders queued towards a second."""
+
+
+def cut(text: str, limit: int = MAX_QUESTION_CHARS) -> tuple[str, bool]:
+    """``text`` stripped and cut to ``limit`` characters, and whether anything was cut."""
+    if limit < 1:
+        msg = f"limit ({limit}) must be at least 1"
+        raise ValueError(msg)
+    text = text.strip()
+    if len(text) <= limit:
+        return text, False
+    return text[:limit].rstrip(), True
+
+
+def _ms(since: float) -> float:
+    return (time.perf_counter() - since) * 1000
+
+
+class Answering:
+    def __init__(
+        self,
+        answerer: Answerer,
+        *,
+        review: ReviewHooks | None = None,
+        log_questions: bool = False,
+        max_question_chars: int = MAX_QUESTION_CHARS,
+        max_concurrent: int = MAX_CONCURRENT_ANSWERS,
+        max_placeholder_posts: int = MAX_PLACEHOLDER_POSTS,
+    ) -> None:
+        if max_concurrent < 1:
+            msg = f"max_concurrent ({max_concurrent}) must be at least 1"
+            raise ValueError(msg)
+        if max_placeholder_posts < 1:
+            msg = f"max_placeholder_posts ({max_placeholder_posts}) must be at least 1"
+            raise ValueError(msg)
+        self.answerer = answerer
+        self.review = review
+        self.log_questions = log_questions
+        self.max_question_chars = max_question_chars
+        self._slots = asyncio.Semaphore(max_concurrent)
+        self._placeholders = asyncio.Semaphore(max_placeholder_posts)
+
+    async def answer(self, event_id: str, origin: Origin, thread: AskerThread) -> None:
+        """Answer ``origin.question`` (already free of platform markup) in ``thread``."""
+        started = time.perf_counter()
+        question, was_cut = cut(origin.question, self.max_question_chars)
+        origin = replace(origin, question=question)
+        log = QuestionLog(event_id, origin.channel_type, question, self.log_questions, was_cut)
+        language = detect_language(question)
+        notice = texts.QUESTION_CUT[language].format(limit=self.max_question_chars)
+        working = False
+        try:
+            if not question:
+                log.verdict = "help"
+                log.messages = await thread.reply(Reply(language, text=texts.HELP))
+                return
+            log.stage = "placeholder"
+            async with self._placeholders:
+                await thread.working(language)
+            working = True
+            log.timings_ms["placeholder"] = _ms(started)
+            queued = time.perf_counter()
+            async with self._slots:
+                log.timings_ms["queued"] = _ms(queued)
+                reply = await self._reply(origin, language, log)
+            step = time.perf_counter()
+            log.stage = "deliver"
+            log.messages = await thread.reply(replace(reply, notice=notice if was_cut else ""))
+            log.timings_ms["deliver"] = _ms(step)
+        except Unreachable as error:
+            log.error = str(error)
+            logger.exception(
+                "could not reply in %s (event %s): %s", origin.channel, event_id, error
+            )
+        except Exception:
+            # The one place an unexpected failure becomes the one human sentence.
+            log.error = log.stage
+            logger.exception("answering event %s failed (%s)", event_id, log.stage)
+            if working:
+                await thread.failed(language)
+        finally:
+            log.timings_ms["total"] = _ms(started)
+            log.emit()
+
+    async def _reply(self, origin: Origin, language: Language, log: QuestionLog) -> Reply:
+        step = time.perf_counter()
+        log.stage = "pipeline"
+        try:
+            result = await self.answerer.answer(origin.question)
+        except GenerationError as error:
+            log.error = f"generation:{error.reason}"
+            logger.warning("chat model failed for event %s: %s", log.event_id, error)
+            return Reply(language, text=model_failure_text(language))
+        finally:
+            log.timings_ms["answer"] = _ms(step)
+        log.record(result)
+        if isinstance(result, Answer):
+            return Reply(language, result=result)
+        if isinstance(result, Refusal):
+            offer = self.review.ask_human_ticket(result, origin) if self.review else None
+            return Reply(language, result=result, ask_human=offer)
+        if self.review is None:
+            # Nobody would follow up, so promising a review would be a lie: refuse instead.
+            log.reason = "unverified_without_review"
+            return Reply(language, text=refusal_text(language))
+        step = time.perf_counter()
+        log.stage = "review_submit"
+        try:
+            await self.review.submit_unverified(result, origin)
+        finally:
+            log.timings_ms["review"] = _ms(step)
+        return Reply(language, text=texts.UNVERIFIED[language])

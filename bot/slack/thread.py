@@ -1,0 +1,129 @@
+"""The asker's thread in Slack (:class:`bot.ports.AskerThread`): placeholder, then the reply.
+
+    working()  -> chat.postMessage "Looking it up…" in the thread
+    reply()    -> Reply rendered to Block Kit (bot/slack/reply.py); chat.update of the
+                  placeholder with the first message, chat.postMessage for any continuation
+    failed()   -> the one human sentence in the placeholder's place (best effort)
+A Slack API error becomes :class:`bot.ports.Unreachable` (``slack:<error>``), logged by the
+answering core. A placeholder Slack will not edit is replaced by a new post (and removed).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot import texts
+from bot.ports import Reply, Unreachable
+from bot.slack.incoming import Incoming
+from bot.slack.reply import SlackMessage, context, plain_message, render_answer, render_refusal
+from bot.slack.review_cards import ask_human_button
+from rag import Answer, Language, model_failure_text
+
+logger = logging.getLogger(__name__)
+
+
+def render(reply: Reply) -> list[SlackMessage]:
+    """A neutral reply as Slack messages; the notice (if any) heads the first one."""
+    if isinstance(reply.result, Answer):
+        messages = render_answer(reply.result, reply.language)
+    elif reply.result is not None:
+        extra = []
+        if reply.ask_human is not None:
+            extra.append(ask_human_button(reply.ask_human, question=reply.ask_human.question))
+        messages = render_refusal(reply.result, extra, language=reply.language)
+    else:
+        messages = [plain_message(reply.text)]
+    if reply.notice:
+        first = messages[0]
+        messages[0] = SlackMessage(first.text, [context(reply.notice), *first.blocks])
+    return messages
+
+
+class SlackThread:
+    def __init__(self, client: AsyncWebClient, asked: Incoming) -> None:
+        self.client = client
+        self.asked = asked
+        self.placeholder = ""
+
+    async def working(self, language: Language) -> None:
+        self.placeholder = await self._post(plain_message(texts.WORKING[language]))
+
+    async def reply(self, reply: Reply) -> int:
+        messages = render(reply)
+        await self._deliver(messages)
+        return len(messages)
+
+    async def failed(self, language: Language) -> None:
+        failure = plain_message(model_failure_text(language))
+        try:
+            await self.client.chat_update(
+                channel=self.asked.channel,
+                ts=self.placeholder,
+                text=failure.text,
+                blocks=failure.blocks,
+            )
+        except Exception:
+            logger.exception("could not tell %s that answering failed", self.asked.channel)
+
+    async def _post(self, message: SlackMessage) -> str:
+        extra: dict[str, Any] = {}
+        if self.asked.reply_thread:
+            extra["thread_ts"] = self.asked.reply_thread
+        try:
+            response = await self.client.chat_postMessage(
+                channel=self.asked.channel,
+                text=message.text,
+                blocks=message.blocks,
+                unfurl_links=False,
+                unfurl_media=False,
+                **extra,
+            )
+        except SlackApiError as error:
+            raise Unreachable(f"slack:{error.response.get('error')}") from error
+        return str(response["ts"])
+
+    async def _deliver(self, messages: Sequence[SlackMessage]) -> None:
+        first, *rest = messages
+        if not self.placeholder:
+            await self._post(first)
+        else:
+            await self._replace_placeholder(first)
+        for message in rest:
+            await self._post(message)
+
+    async def _replace_placeholder(self, first: SlackMessage) -> None:
+        channel, placeholder = self.asked.channel, self.placeholder
+        try:
+            await self.client.chat_update(
+                channel=channel, ts=placeholder, text=first.text, blocks=first.blocks
+            )
+        except SlackApiError as error:
+            # The placeholder may have been deleted, or Slack refused the edit: post instead,
+            # so the asker still gets the answer.
+            code = error.response.get("error")
+            logger.warning(
+                "chat.update of %s in %s failed (%s); posting the reply instead",
+                placeholder,
+                channel,
+                code,
+            )
+            await self._post(first)
+            if code != "message_not_found":
+                await self._remove_placeholder()
+
+    async def _remove_placeholder(self) -> None:
+        """Best effort: a "Looking it up…" left above the answer would read as still working."""
+        try:
+            await self.client.chat_delete(channel=self.asked.channel, ts=self.placeholder)
+        except SlackApiError as error:
+            logger.warning(
+                "could not remove placeholder %s in %s (%s)",
+                self.placeholder,
+                self.asked.channel,
+                error.response.get("error"),
+            )
