@@ -1,0 +1,1 @@
+"""Follow-ups in a conversation: the standalone question they stand for, and small talk."""
