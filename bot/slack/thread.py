@@ -19,6 +19,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import texts
 from bot.ports import Reply, Unreachable
+from bot.slack.errors import SEND_ERRORS
 from bot.slack.incoming import Incoming
 from bot.slack.reply import SlackMessage, context, plain_message, render_answer, render_refusal
 from bot.slack.review_cards import ask_human_button
@@ -67,7 +68,7 @@ class SlackThread:
                 text=failure.text,
                 blocks=failure.blocks,
             )
-        except Exception:
+        except SEND_ERRORS:
             logger.exception("could not tell %s that answering failed", self.asked.channel)
 
     async def _post(self, message: SlackMessage) -> str:
