@@ -2,7 +2,8 @@
 
 A card speaks the language of the question on it (a Chinese course question is triaged by the
 course desk, an English HR one by HR). Kept apart from the code so tone and translation can
-be reviewed in one place; log texts live next to the code that logs.
+be reviewed in one place; log texts live next to the code that logs. Platform-neutral: a
+``{reviewer}`` is filled in by the platform in its own mention syntax (Slack: ``<@U…>``).
 """
 
 from __future__ import annotations
@@ -95,13 +96,13 @@ ZH = Texts(
     save_label="以后",
     save_option="有人再问同样的问题时，直接用这个回答",
     only_reviewers="只有复核人员可以操作这张卡片。",
-    already_decided="这条已由 <@{reviewer}> 于 {date} 处理（{outcome}）。",
+    already_decided="这条已由 {reviewer} 于 {date} 处理（{outcome}）。",
     not_delivered="没能把结果发到提问人的对话里，卡片保持未处理，请稍后再试。",
     modal_failed="表单没能打开（Slack 只给 3 秒），请再点一次。",
     draft_cut="草稿超过表单能容纳的 {limit} 字，这里只显示前 {limit} 字；发送的就是框里的内容。",
     rejected_to_asker="同事看过了这个问题，可能会在这里跟进。",
     dismissed_to_asker="同事看过了这个问题：资料里没有这方面的规定，目前也没有可以补充的。",
-    colleague_answer="💬 同事 <@{reviewer}> 的回答：",
+    colleague_answer="💬 同事 {reviewer} 的回答：",
     asked_human="已转给同事，他们会在这里回复你。",
     already_asked="已经转给同事了，请稍候。",
     empty_text="请填写要发送的内容。",
@@ -151,7 +152,7 @@ EN = Texts(
     save_label="Next time",
     save_option="Give this answer when someone asks the same question",
     only_reviewers="Only reviewers can act on this card.",
-    already_decided="<@{reviewer}> already handled this on {date} ({outcome}).",
+    already_decided="{reviewer} already handled this on {date} ({outcome}).",
     not_delivered=(
         "I couldn't post the outcome in the asker's thread, so the card stays open; "
         "please try again in a moment."
@@ -166,7 +167,7 @@ EN = Texts(
         "A colleague has looked at this: our documents don't cover it and there is nothing to "
         "add for now."
     ),
-    colleague_answer="💬 Answer from a colleague, <@{reviewer}>:",
+    colleague_answer="💬 Answer from a colleague, {reviewer}:",
     asked_human="I've passed this to a colleague; they'll reply here.",
     already_asked="This was already passed to a colleague; they'll reply here.",
     empty_text="Please write what should be sent.",

@@ -20,7 +20,7 @@ logger = logging.getLogger(__name__)
 
 def already(texts: Texts, decision: Decision) -> str:
     return texts.already_decided.format(
-        reviewer=decision.reviewer,
+        reviewer=f"<@{decision.reviewer}>",
         date=slack_date(decision.at),
         outcome=texts.outcomes[decision.verdict],
     )

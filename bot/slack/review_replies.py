@@ -40,7 +40,7 @@ def dismissal(question: str) -> list[SlackMessage]:
 
 def colleague_answer(question: str, text: str, *, reviewer: str) -> list[SlackMessage]:
     """The reviewer's own words (at most 3000 characters, the modal's limit), attributed."""
-    header = texts_for(question).colleague_answer.format(reviewer=reviewer)
+    header = texts_for(question).colleague_answer.format(reviewer=f"<@{reviewer}>")
     pieces = split_text(to_mrkdwn(text), SECTION_SAFE)
     blocks = [section(header), *(section(piece) for piece in pieces if piece.strip())]
     return [SlackMessage(text=f"{header}\n{text}"[:MESSAGE_TEXT], blocks=blocks)]
