@@ -129,13 +129,14 @@ def serve() -> int:
 
     from bot.__main__ import create_web_app, redis_client, reviewed_answers
     from bot.settings import BotSettings
+    from rag import secret
     from rag.assemble import build_pipeline
     from rag.generate.llm import Generator
     from rag.generate.retry import RetryPolicy
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     settings = BotSettings.from_env(os.environ)
-    redis = redis_client(settings.rag.redis_url)
+    redis = redis_client(secret(settings.rag.redis_url))
     reviewed = reviewed_answers(redis)
     pipeline = build_pipeline(settings.rag, reviewed=reviewed)
     fail_rate = float(os.environ.get("BENCH_FAIL_RATE", "0"))

@@ -41,7 +41,7 @@ from bot.slack.client import RateLimitRetry, web_client
 from bot.slack.listeners import review
 from bot.slack.review_board import SlackReviewBoard
 from bot.slack.server import BOLT, HEALTH_PATH, BoltSlot, add_events_route
-from rag import RedisStore, ReviewedAnswers, SettingsError
+from rag import RedisStore, ReviewedAnswers, SettingsError, secret
 
 logger = logging.getLogger("citebot")
 
@@ -110,7 +110,7 @@ def slack_app(
         logger.warning("review desk off: unverified answers are refused")
     return build_app(
         client=client,
-        signing_secret=settings.signing_secret if settings.mode == "http" else None,
+        signing_secret=secret(settings.signing_secret) if settings.mode == "http" else None,
         answerer=pipeline,
         dedupe=Dedupe(redis),
         review=desk,
@@ -142,7 +142,7 @@ def create_web_app(
     if settings.bot_token is None or settings.review_channel is None:
         msg = "create_web_app needs SLACK_BOT_TOKEN and REVIEW_CHANNEL (validated settings)"
         raise SettingsError(msg)
-    token = settings.bot_token
+    token = settings.bot_token.get_secret_value()
     app = web.Application()
     slot = BoltSlot()
     app[BOLT] = slot
@@ -167,7 +167,9 @@ def create_web_app(
         )
         socket: AsyncSocketModeHandler | None = None
         if settings.mode == "socket":
-            socket = AsyncSocketModeHandler(slot.bolt, settings.app_token, web_client=client)
+            socket = AsyncSocketModeHandler(
+                slot.bolt, secret(settings.app_token), web_client=client
+            )
             await socket.connect_async()  # type: ignore[no-untyped-call]
         try:
             yield
@@ -208,7 +210,7 @@ def main() -> int:
         return 2
     from rag import build_pipeline  # heavy (index, embeddings): after validation
 
-    redis = redis_client(settings.rag.redis_url)
+    redis = redis_client(secret(settings.rag.redis_url))
     reviewed = reviewed_answers(redis)
     try:
         pipeline = build_pipeline(settings.rag, progress=sys.stderr.isatty(), reviewed=reviewed)

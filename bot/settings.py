@@ -2,18 +2,21 @@
 
 Which mode runs follows from what is set: no ``SLACK_BOT_TOKEN`` -> the local console chat;
 a token and ``SLACK_APP_TOKEN`` -> Socket Mode; a token alone -> HTTP mode on ``PORT`` (needs
-``SLACK_SIGNING_SECRET``). Every error says what is wrong and what to set.
+``SLACK_SIGNING_SECRET``). Read by pydantic-settings like the core's (rag's ``EdgeSettings``):
+tokens are ``SecretStr``, and every error says what is wrong and what to set.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlparse
 
-from rag import Settings, SettingsError
+from pydantic import BeforeValidator, Field, SecretStr
+from pydantic_settings import NoDecode
+
+from rag import EdgeSettings, Settings, SettingsError
 
 DEFAULT_API_URL = "https://slack.com/api/"
 DEFAULT_PORT = 3000
@@ -24,35 +27,26 @@ _CHANNEL_ID = re.compile(r"^[CG][A-Z0-9]{2,}$")
 _USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
 
 
-def _text(env: Mapping[str, str], name: str) -> str | None:
-    value = env.get(name, "").strip()
-    return value or None
-
-
-def _port(env: Mapping[str, str]) -> int:
-    raw = _text(env, "PORT")
-    if raw is None:
-        return DEFAULT_PORT
-    if not raw.isdigit() or not 1 <= int(raw) <= 65535:
-        msg = f"PORT={raw!r} is not a TCP port; set a number from 1 to 65535 (default 3000)"
+def _port(raw: Any) -> int:
+    text = str(raw)
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        msg = f"PORT={text!r} is not a TCP port; set a number from 1 to 65535 (default 3000)"
         raise SettingsError(msg)
-    return int(raw)
+    return int(text)
 
 
-def _api_url(env: Mapping[str, str]) -> str:
-    raw = _text(env, "SLACK_API_URL") or DEFAULT_API_URL
-    parsed = urlparse(raw)
+def _api_url(raw: Any) -> str:
+    text = str(raw)
+    parsed = urlparse(text)
     if parsed.scheme not in {"http", "https"} or not parsed.netloc:
-        msg = f"SLACK_API_URL={raw!r} is not an http(s) URL; unset it for {DEFAULT_API_URL}"
+        msg = f"SLACK_API_URL={text!r} is not an http(s) URL; unset it for {DEFAULT_API_URL}"
         raise SettingsError(msg)
-    return raw if raw.endswith("/") else raw + "/"
+    return text if text.endswith("/") else text + "/"
 
 
-def _reviewers(env: Mapping[str, str]) -> tuple[str, ...]:
-    raw = _text(env, "REVIEWERS")
-    if raw is None:
-        return ()
-    ids = tuple(dict.fromkeys(part.strip() for part in raw.split(",") if part.strip()))
+def _reviewers(raw: Any) -> tuple[str, ...]:
+    parts = raw.split(",") if isinstance(raw, str) else list(raw)
+    ids = tuple(dict.fromkeys(part.strip() for part in parts if part.strip()))
     bad = [value for value in ids if not _USER_ID.match(value)]
     if bad:
         msg = (
@@ -63,16 +57,20 @@ def _reviewers(env: Mapping[str, str]) -> tuple[str, ...]:
     return ids
 
 
-@dataclass(frozen=True, slots=True)
-class BotSettings:
-    rag: Settings
-    bot_token: str | None = None
-    signing_secret: str | None = None
-    app_token: str | None = None
-    api_url: str = DEFAULT_API_URL
-    port: int = DEFAULT_PORT
+class BotSettings(EdgeSettings):
+    rag: Settings = Field(default_factory=Settings)
+    bot_token: SecretStr | None = Field(None, validation_alias="SLACK_BOT_TOKEN")
+    signing_secret: SecretStr | None = Field(None, validation_alias="SLACK_SIGNING_SECRET")
+    app_token: SecretStr | None = Field(None, validation_alias="SLACK_APP_TOKEN")
+    api_url: Annotated[str, BeforeValidator(_api_url)] = Field(
+        DEFAULT_API_URL, validation_alias="SLACK_API_URL"
+    )
+    port: Annotated[int, BeforeValidator(_port)] = DEFAULT_PORT
     review_channel: str | None = None
-    reviewers: tuple[str, ...] = ()
+    reviewers: Annotated[tuple[str, ...], NoDecode, BeforeValidator(_reviewers)] = ()
+    slack_client_id: SecretStr | None = Field(None, exclude=True, repr=False)
+    slack_client_secret: SecretStr | None = Field(None, exclude=True, repr=False)
+    """Read only to refuse them: they would switch Bolt to multi-workspace OAuth."""
 
     @property
     def mode(self) -> Mode:
@@ -80,35 +78,21 @@ class BotSettings:
             return "console"
         return "socket" if self.app_token else "http"
 
-    def __repr__(self) -> str:
-        # Never print the secrets, e.g. in a traceback or a debug log.
-        return (
-            f"BotSettings(mode={self.mode!r}, api_url={self.api_url!r}, port={self.port}, "
-            f"review_channel={self.review_channel!r}, reviewers={self.reviewers!r})"
-        )
-
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> BotSettings:
-        settings = cls(
-            rag=Settings.from_env(env),
-            bot_token=_text(env, "SLACK_BOT_TOKEN"),
-            signing_secret=_text(env, "SLACK_SIGNING_SECRET"),
-            app_token=_text(env, "SLACK_APP_TOKEN"),
-            api_url=_api_url(env),
-            port=_port(env),
-            review_channel=_text(env, "REVIEW_CHANNEL"),
-            reviewers=_reviewers(env),
-        )
-        settings._check(env)
+        """The settings ``env`` describes; raises SettingsError on a bad or missing value."""
+        settings = cls.read(env, rag=Settings.from_env(env))
+        settings.check_complete()
         return settings
 
-    def _check(self, env: Mapping[str, str]) -> None:
+    def check_complete(self) -> None:
+        """The mode's requirements (run by :meth:`from_env`; tests build partial settings)."""
         if self.bot_token is None:
             return
-        if not self.bot_token.startswith("xoxb-"):
+        if not self.bot_token.get_secret_value().startswith("xoxb-"):
             msg = "SLACK_BOT_TOKEN must be the bot token (xoxb-…) from OAuth & Permissions"
             raise SettingsError(msg)
-        if self.app_token is not None and not self.app_token.startswith("xapp-"):
+        if self.app_token is not None and not self.app_token.get_secret_value().startswith("xapp-"):
             msg = "SLACK_APP_TOKEN must be an app-level token (xapp-…) with connections:write"
             raise SettingsError(msg)
         if self.mode == "http" and self.signing_secret is None:
@@ -117,6 +101,15 @@ class BotSettings:
                 "Credentials → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode"
             )
             raise SettingsError(msg)
+        self._check_review_channel()
+        if self.slack_client_id is not None and self.slack_client_secret is not None:
+            msg = (
+                "SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set, which would switch Bolt to "
+                "multi-workspace OAuth; citebot is installed per workspace: unset them"
+            )
+            raise SettingsError(msg)
+
+    def _check_review_channel(self) -> None:
         if self.review_channel is None:
             msg = (
                 "REVIEW_CHANNEL is required: the ID (C…) of the channel where reviewers get "
@@ -127,11 +120,5 @@ class BotSettings:
             msg = (
                 f"REVIEW_CHANNEL={self.review_channel!r} is not a channel ID; use the ID "
                 "like C012ABCDEF (channel details → bottom), not the #name"
-            )
-            raise SettingsError(msg)
-        if _text(env, "SLACK_CLIENT_ID") and _text(env, "SLACK_CLIENT_SECRET"):
-            msg = (
-                "SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set, which would switch Bolt to "
-                "multi-workspace OAuth; citebot is installed per workspace: unset them"
             )
             raise SettingsError(msg)

@@ -99,10 +99,16 @@ if TYPE_CHECKING:
         ScopeSet as ScopeSet,
     )
     from rag.settings import (
+        EdgeSettings as EdgeSettings,
+    )
+    from rag.settings import (
         Settings as Settings,
     )
     from rag.settings import (
         SettingsError as SettingsError,
+    )
+    from rag.settings import (
+        secret as secret,
     )
 
 _HOME = {
@@ -132,8 +138,10 @@ _HOME = {
     "EVERYTHING": "rag.scopes.sets",
     "ScopeCatalog": "rag.scopes.sets",
     "ScopeSet": "rag.scopes.sets",
+    "EdgeSettings": "rag.settings",
     "Settings": "rag.settings",
     "SettingsError": "rag.settings",
+    "secret": "rag.settings",
 }
 
 __all__ = sorted(_HOME)

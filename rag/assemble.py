@@ -1,18 +1,72 @@
 """Builds the answer core from settings: index, chat model, cache, pipeline.
 
-The one place in ``rag/`` that turns a :class:`~rag.settings.Settings` into objects. The edges
-(``python -m rag ask``, ``python -m bot``) call :func:`build_pipeline` once and pass the result
-down; tests build :class:`~rag.pipeline.Pipeline` directly from fakes.
+The one place in ``rag/`` that turns a :class:`~rag.settings.Settings` into objects; the
+modules below it take plain values. The edges (``python -m rag ask``, ``python -m bot``) call
+:func:`build_pipeline` once and pass the result down; tests build
+:class:`~rag.pipeline.Pipeline` directly from fakes.
 """
 
 from __future__ import annotations
 
-from rag.cache.answers import cache_from_settings
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+
+from rag.cache.answers import AnswerCache, MemoryCache
+from rag.cache.redis_backend import RedisCache
 from rag.cache.reviewed import ReviewedAnswers
-from rag.generate.llm import Generator
-from rag.ingest.build import open_index
+from rag.generate.llm import Generator, chat_model
+from rag.generate.retry import RetryPolicy
+from rag.ingest.build import load_or_build
 from rag.pipeline import Pipeline
-from rag.settings import Settings
+from rag.search.embeddings import embeddings_for
+from rag.search.index import Index
+from rag.settings import Settings, secret
+
+
+def embeddings_from_settings(settings: Settings) -> Embeddings | None:
+    """The embedder EMBEDDINGS asks for; ``None`` means lexical-only retrieval."""
+    return embeddings_for(
+        settings.embeddings,
+        model=settings.embeddings_model,
+        base_url=settings.embeddings_base_url,
+        api_key=settings.embeddings_api_key,
+    )
+
+
+def open_index(settings: Settings, *, progress: bool = False) -> Index:
+    """The index over DOCS_DIR: loaded from INDEX_DIR when still valid, else rebuilt."""
+    return load_or_build(
+        settings.docs_dir,
+        settings.index_dir,
+        embeddings=embeddings_from_settings(settings),
+        min_score=settings.min_score,
+        progress=progress,
+    )
+
+
+def chat_model_from_settings(settings: Settings) -> BaseChatModel:
+    return chat_model(
+        base_url=settings.llm_base_url,
+        api_key=settings.llm_api_key,
+        model=settings.llm_model,
+        timeout_seconds=settings.llm_timeout_seconds,
+    )
+
+
+def generator_from_settings(settings: Settings) -> Generator:
+    policy = RetryPolicy(
+        max_attempts=settings.llm_max_attempts, deadline_seconds=settings.llm_deadline_seconds
+    )
+    return Generator(chat_model_from_settings(settings), policy)
+
+
+def cache_from_settings(settings: Settings) -> AnswerCache:
+    """Redis when REDIS_URL is set (shared by every process), else this process's memory."""
+    ttl, refusal_ttl = settings.cache_ttl_seconds, settings.refusal_ttl_seconds
+    url = secret(settings.redis_url)
+    if url is None:
+        return MemoryCache(ttl_seconds=ttl, refusal_ttl_seconds=refusal_ttl)
+    return RedisCache.from_url(url, ttl_seconds=ttl, refusal_ttl_seconds=refusal_ttl)
 
 
 def build_pipeline(
@@ -26,7 +80,7 @@ def build_pipeline(
     min_score = settings.min_score if settings.min_score is not None else index.min_score
     return Pipeline(
         index=index,
-        generator=Generator.from_settings(settings),
+        generator=generator_from_settings(settings),
         cache=cache_from_settings(settings),
         min_score=min_score,
         top_k=settings.top_k,

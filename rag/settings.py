@@ -1,77 +1,175 @@
-"""Settings of the answer core, parsed from a mapping the edge passes in.
+"""Settings of the answer core, read from the environment by the edges only.
 
-Only the edges (``python -m rag``, ``python -m bot``) hand ``os.environ`` to
-:func:`Settings.from_env`; everything below receives a ``Settings`` or plain arguments.
-Errors say what is wrong and what to set.
+Only the edges (``python -m rag``, ``python -m bot``) call :meth:`Settings.from_env` (with
+``os.environ``, after loading ``.env`` in development); everything below receives plain values
+built from it in :mod:`rag.assemble`. pydantic-settings maps each field to its variable
+(``top_k`` <- ``TOP_K``) and validates it; constructing ``Settings(...)`` directly reads only
+its arguments, never the environment, so tests see exactly what they pass. Secrets are
+:class:`~pydantic.SecretStr` (kept out of ``repr`` and logs). A bad value raises
+:class:`SettingsError`: one line naming the variable, its value and what to set.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BeforeValidator, SecretStr, ValidationError, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+from pydantic_settings.sources.utils import parse_env_vars
 
 
 class SettingsError(ValueError):
     """A setting has a value the program cannot use; the message says which and why."""
 
 
-def _text(env: Mapping[str, str], name: str) -> str | None:
-    value = env.get(name, "").strip()
-    return value or None
+# --- reading a mapping of variables (the environment, or a test's dict) ---------------------
 
 
-def _number(env: Mapping[str, str], name: str, default: float, *, minimum: float) -> float:
-    raw = _text(env, name)
-    if raw is None:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        msg = f"{name}={raw!r} is not a number; set it to a number such as {default:g}"
-        raise SettingsError(msg) from None
-    if not math.isfinite(value) or value < minimum:
-        msg = f"{name}={raw!r} must be a number >= {minimum:g}"
+class _MappingSource(EnvSettingsSource):
+    """pydantic-settings' environment source over a given mapping instead of ``os.environ``."""
+
+    def __init__(self, settings_cls: type[BaseSettings], env: Mapping[str, str]) -> None:
+        self._env = env
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return parse_env_vars(
+            self._env, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str
+        )
+
+
+S = TypeVar("S", bound="EdgeSettings")
+
+
+class EdgeSettings(BaseSettings):
+    """Shared by :class:`Settings` and ``bot.settings.BotSettings``: env reading and errors."""
+
+    model_config = SettingsConfigDict(
+        frozen=True, extra="ignore", populate_by_name=True, hide_input_in_errors=True
+    )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)  # the environment only through from_env (the edges)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_is_unset(cls, data: Any) -> Any:
+        """``NAME=`` or ``NAME="  "`` means "use the default", as in ``.env.example``."""
+        if isinstance(data, dict):
+            return {
+                key: value.strip() if isinstance(value, str) else value
+                for key, value in data.items()
+                if not (isinstance(value, str) and not value.strip())
+            }
+        return data
+
+    @classmethod
+    def read(cls: type[S], env: Mapping[str, str], **given: Any) -> S:
+        """Validated settings from ``env`` (plus ``given`` fields); raises SettingsError."""
+        try:
+            return cls(**_MappingSource(cls, env)(), **given)
+        except ValidationError as error:
+            raise _one_line(error) from None
+
+
+def _one_line(error: ValidationError) -> SettingsError:
+    first = error.errors()[0]
+    cause = (first.get("ctx") or {}).get("error")
+    if isinstance(cause, SettingsError | ValueError) and str(cause):
+        return SettingsError(str(cause))
+    name = str(first["loc"][0]).upper() if first["loc"] else "a setting"
+    return SettingsError(f"{name}: {first['msg']}; set a valid value or unset it")
+
+
+# --- value rules, each naming its variable -----------------------------------------------
+
+
+def number(name: str, default: float, *, minimum: float, whole: bool = False) -> BeforeValidator:
+    """A (whole) number >= ``minimum`` for ``name``, errors as ``NAME='x' must be ...``."""
+
+    def check(raw: Any) -> float | int | None:
+        if raw is None:
+            return None  # only an optional field is given None
+        try:
+            value = float(raw)
+        except (TypeError, ValueError):
+            msg = f"{name}={raw!r} is not a number; set it to a number such as {default:g}"
+            raise SettingsError(msg) from None
+        if not math.isfinite(value) or value < minimum:
+            msg = f"{name}={raw!r} must be a number >= {minimum:g}"
+            raise SettingsError(msg)
+        if whole and not value.is_integer():
+            msg = f"{name}={raw!r} must be a whole number"
+            raise SettingsError(msg)
+        return int(value) if whole else value
+
+    return BeforeValidator(check)
+
+
+def _flag(raw: Any) -> bool:
+    """Only 1/true/yes switch a flag on; anything else is off (never an error)."""
+    return raw if isinstance(raw, bool) else str(raw).strip().lower() in {"1", "true", "yes"}
+
+
+def _embeddings(raw: Any) -> str:
+    value = str(raw).lower()
+    if value not in {"e5", "none", "openai"}:
+        msg = f"EMBEDDINGS={value!r} is not known; use e5 (default), none or openai"
         raise SettingsError(msg)
     return value
 
 
-def _integer(env: Mapping[str, str], name: str, default: int, *, minimum: int) -> int:
-    value = _number(env, name, default, minimum=minimum)
-    if not float(value).is_integer():
-        msg = f"{name}={env[name]!r} must be a whole number"
-        raise SettingsError(msg)
-    return int(value)
+def secret(value: SecretStr | None) -> str | None:
+    """The secret's text for the one call that needs it (a client's constructor)."""
+    return None if value is None else value.get_secret_value()
 
 
 DEFAULT_TOP_K = 5
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(EdgeSettings):
     docs_dir: Path = Path("docs")
     index_dir: Path = Path(".citebot/index")
-    top_k: int = DEFAULT_TOP_K
-    min_score: float | None = None
+    top_k: Annotated[int, number("TOP_K", DEFAULT_TOP_K, minimum=1, whole=True)] = DEFAULT_TOP_K
+    min_score: Annotated[float | None, number("MIN_SCORE", 0.0, minimum=-math.inf)] = None
     """Refusal threshold override; ``None``: the calibrated value next to the index, if any,
     else the shipped default."""
-    embeddings: str = "e5"
+    embeddings: Annotated[Literal["e5", "none", "openai"], BeforeValidator(_embeddings)] = "e5"
     """``e5`` (bundled offline model), ``none`` (lexical only) or ``openai`` (EMBEDDINGS_*)."""
     embeddings_base_url: str | None = None
-    embeddings_api_key: str | None = field(default=None, repr=False)
+    embeddings_api_key: SecretStr | None = None
     embeddings_model: str | None = None
     llm_base_url: str | None = None
-    llm_api_key: str | None = field(default=None, repr=False)
+    llm_api_key: SecretStr | None = None
     llm_model: str | None = None
-    llm_timeout_seconds: float = 30.0
-    llm_max_attempts: int = 4
-    llm_deadline_seconds: float = 90.0
-    redis_url: str | None = field(default=None, repr=False)
+    llm_timeout_seconds: Annotated[float, number("LLM_TIMEOUT_SECONDS", 30.0, minimum=0.1)] = 30.0
+    llm_max_attempts: Annotated[int, number("LLM_MAX_ATTEMPTS", 4, minimum=1, whole=True)] = 4
+    llm_deadline_seconds: Annotated[float, number("LLM_DEADLINE_SECONDS", 90.0, minimum=0.1)] = 90.0
+    redis_url: SecretStr | None = None
     """May carry a password (``redis://:pw@host``); like the keys, kept out of ``repr``."""
-    cache_ttl_seconds: int = 86400
-    refusal_ttl_seconds: int = 3600
-    log_questions: bool = False
+    cache_ttl_seconds: Annotated[int, number("CACHE_TTL_SECONDS", 86400, minimum=1, whole=True)] = (
+        86400
+    )
+    refusal_ttl_seconds: Annotated[
+        int, number("REFUSAL_TTL_SECONDS", 3600, minimum=1, whole=True)
+    ] = 3600
+    log_questions: Annotated[bool, BeforeValidator(_flag)] = False
 
     @property
     def llm_configured(self) -> bool:
@@ -81,42 +179,21 @@ class Settings:
     def chat_model_mode(self) -> str:
         return f"openai-compatible:{self.llm_model}" if self.llm_configured else "extractive"
 
-    @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> Settings:
-        embeddings = (_text(env, "EMBEDDINGS") or "e5").lower()
-        if embeddings not in {"e5", "none", "openai"}:
-            msg = f"EMBEDDINGS={embeddings!r} is not known; use e5 (default), none or openai"
-            raise SettingsError(msg)
-        min_score_raw = _text(env, "MIN_SCORE")
-        min_score = None
-        if min_score_raw is not None:
-            min_score = _number(env, "MIN_SCORE", 0.0, minimum=-math.inf)
-        settings = cls(
-            docs_dir=Path(_text(env, "DOCS_DIR") or "docs"),
-            index_dir=Path(_text(env, "INDEX_DIR") or ".citebot/index"),
-            top_k=_integer(env, "TOP_K", DEFAULT_TOP_K, minimum=1),
-            min_score=min_score,
-            embeddings=embeddings,
-            embeddings_base_url=_text(env, "EMBEDDINGS_BASE_URL"),
-            embeddings_api_key=_text(env, "EMBEDDINGS_API_KEY"),
-            embeddings_model=_text(env, "EMBEDDINGS_MODEL"),
-            llm_base_url=_text(env, "LLM_BASE_URL"),
-            llm_api_key=_text(env, "LLM_API_KEY"),
-            llm_model=_text(env, "LLM_MODEL"),
-            llm_timeout_seconds=_number(env, "LLM_TIMEOUT_SECONDS", 30.0, minimum=0.1),
-            llm_max_attempts=_integer(env, "LLM_MAX_ATTEMPTS", 4, minimum=1),
-            llm_deadline_seconds=_number(env, "LLM_DEADLINE_SECONDS", 90.0, minimum=0.1),
-            redis_url=_text(env, "REDIS_URL"),
-            cache_ttl_seconds=_integer(env, "CACHE_TTL_SECONDS", 86400, minimum=1),
-            refusal_ttl_seconds=_integer(env, "REFUSAL_TTL_SECONDS", 3600, minimum=1),
-            log_questions=(_text(env, "LOG_QUESTIONS") or "").lower() in {"1", "true", "yes"},
-        )
-        if settings.llm_configured and settings.llm_model is None:
+    def check_complete(self) -> None:
+        """What only the variables together tell (run by :meth:`from_env`; a test may build
+        a partial ``Settings(...)`` on purpose)."""
+        if self.llm_configured and self.llm_model is None:
             msg = "LLM_MODEL is required when LLM_BASE_URL or LLM_API_KEY is set (e.g. gpt-4o-mini)"
             raise SettingsError(msg)
-        if embeddings == "openai" and settings.embeddings_model is None:
+        if self.embeddings == "openai" and self.embeddings_model is None:
             msg = (
                 "EMBEDDINGS_MODEL is required when EMBEDDINGS=openai (e.g. text-embedding-3-small)"
             )
             raise SettingsError(msg)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Settings:
+        """The settings ``env`` describes; raises :class:`SettingsError` on a bad value."""
+        settings = cls.read(env)
+        settings.check_complete()
         return settings

@@ -13,7 +13,8 @@ nothing is stored. A hit is the stored result with ``provenance.cached_at`` set 
 first given and ``timings_ms`` the lookup's own (``{"cache": ms}``).
 
 Implementations: :class:`MemoryCache` (one process, REDIS_URL unset) and
-:class:`rag.cache.redis_backend.RedisCache` (shared by every bot process). Both run concurrent
+:class:`rag.cache.redis_backend.RedisCache` (shared by every bot process); ``rag.assemble``
+chooses one. Both run concurrent
 identical questions once (:mod:`rag.cache.singleflight`); Redis adds a cross-process lock.
 """
 
@@ -31,7 +32,6 @@ from typing import Protocol
 
 from rag.cache.singleflight import SingleFlight
 from rag.results import Answer, Refusal, Result
-from rag.settings import Settings
 
 KEY_LAYOUT = "v1"
 """Changes when what goes into a key changes, so old keys are simply never asked for again."""
@@ -238,20 +238,3 @@ class MemoryCache:
 
     async def aclose(self) -> None:
         self._entries.clear()
-
-
-def cache_from_settings(settings: Settings) -> AnswerCache:
-    """Redis when REDIS_URL is set (shared by every process), else this process's memory."""
-    if settings.redis_url is None:
-        return MemoryCache(
-            ttl_seconds=settings.cache_ttl_seconds,
-            refusal_ttl_seconds=settings.refusal_ttl_seconds,
-        )
-    # Imported here: rag.cache.redis_backend builds on this module's policy and key helpers.
-    from rag.cache.redis_backend import RedisCache
-
-    return RedisCache.from_url(
-        settings.redis_url,
-        ttl_seconds=settings.cache_ttl_seconds,
-        refusal_ttl_seconds=settings.refusal_ttl_seconds,
-    )

@@ -14,7 +14,7 @@ import sys
 
 from rag.cache.answers import CacheStats, CacheUnavailable
 from rag.cache.redis_backend import DEFAULT_PREFIX, RedisCache
-from rag.settings import Settings
+from rag.settings import Settings, secret
 
 IN_PROCESS = (
     "in-process cache: nothing persistent to {what} (REDIS_URL is unset; each process keeps "
@@ -97,11 +97,12 @@ async def _run(args: argparse.Namespace, url: str) -> str:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    if settings.redis_url is None:
+    url = secret(settings.redis_url)
+    if url is None:
         print(IN_PROCESS.format(what="show" if args.action == "stats" else "clear"))
         return 0
     try:
-        print(asyncio.run(_run(args, settings.redis_url)))
+        print(asyncio.run(_run(args, url)))
     except CacheUnavailable as error:
         print(f"citebot: {error}", file=sys.stderr)
         print("citebot: check REDIS_URL and that Redis is running", file=sys.stderr)

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from pathlib import Path
 
+from rag.assemble import open_index
 from rag.cli.eval import EvalInputError, read_jsonl
-from rag.ingest.build import open_index
 from rag.search.calibration import (
     Calibration,
     best_threshold,
@@ -101,7 +100,7 @@ def calibrate(
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.docs is not None:
-        settings = replace(settings, docs_dir=args.docs)
+        settings = settings.model_copy(update={"docs_dir": args.docs})
     try:
         questions = load_questions(args.questions)
     except (OSError, EvalInputError) as error:

@@ -17,14 +17,15 @@ import sys
 import time
 import unicodedata
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rag.assemble import embeddings_from_settings
 from rag.ingest.documents import SourceDocument
 from rag.results import Hit
 from rag.search.calibration import refusal_metrics
-from rag.search.embeddings import CachedEmbeddings, embeddings_from_settings
+from rag.search.embeddings import CachedEmbeddings
 from rag.search.index import Index
 from rag.settings import Settings
 
@@ -255,7 +256,7 @@ def report(values: dict[str, float]) -> str:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.embeddings:
-        settings = replace(settings, embeddings=args.embeddings)
+        settings = settings.model_copy(update={"embeddings": args.embeddings})
     try:
         docs = load_corpus(args.corpus)
         queries = load_queries(args.queries)

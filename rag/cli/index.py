@@ -1,6 +1,6 @@
 """``python -m rag index [--docs DIR]``: build or refresh the persisted index, then summarise.
 
-Only new or changed files are split and embedded (see :func:`rag.ingest.build.open_index`); the
+Only new or changed files are split and embedded (see :func:`rag.ingest.build.load_or_build`); the
 summary says how many files were read and skipped (with why), how many chunks were embedded
 and how many vectors were reused, how long it took and the resulting index version.
 """
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from pathlib import Path
 
-from rag.ingest.build import BuildReport, open_index
+from rag.assemble import open_index
+from rag.ingest.build import BuildReport
 from rag.settings import Settings
 
 
@@ -46,7 +46,7 @@ def summary(report: BuildReport, settings: Settings) -> str:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.docs is not None:
-        settings = replace(settings, docs_dir=args.docs)
+        settings = settings.model_copy(update={"docs_dir": args.docs})
     if not settings.docs_dir.is_dir():
         print(
             f"citebot: the documents folder {settings.docs_dir} does not exist; "

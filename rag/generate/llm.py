@@ -1,6 +1,6 @@
 """The chat model the pipeline talks to, and the one retried call to it.
 
-``chat_model_from_settings`` makes the single choice there is: the offline extractive answerer
+``chat_model`` makes the single choice there is: the offline extractive answerer
 when no LLM is configured, else ``ChatOpenAI`` against any OpenAI-compatible endpoint (OpenAI,
 DeepSeek, Qwen/DashScope compatible mode, vLLM, Ollama differ only in base URL and model).
 ``ChatOpenAI``'s own retries are off because :class:`Generator` wraps the call — and only the
@@ -37,7 +37,6 @@ from rag.generate.retry import (
     is_transient,
     stop_before_deadline,
 )
-from rag.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -59,14 +58,21 @@ class _DeadlineExceeded(Exception):
     """An attempt was still running when the overall deadline passed."""
 
 
-def chat_model_from_settings(settings: Settings) -> BaseChatModel:
-    if not settings.llm_configured:
+def chat_model(
+    *,
+    base_url: str | None = None,
+    api_key: SecretStr | None = None,
+    model: str | None = None,
+    timeout_seconds: float = 30.0,
+) -> BaseChatModel:
+    """The extractive answerer when no endpoint is given (no URL, no key), else ChatOpenAI."""
+    if base_url is None and api_key is None:
         return ExtractiveChatModel()
     return ChatOpenAI(
-        base_url=settings.llm_base_url,
-        api_key=SecretStr(settings.llm_api_key or NO_API_KEY),
-        model=settings.llm_model or "",
-        timeout=settings.llm_timeout_seconds,
+        base_url=base_url,
+        api_key=api_key or SecretStr(NO_API_KEY),
+        model=model or "",
+        timeout=timeout_seconds,
         max_retries=0,
         temperature=0,
     )
@@ -94,10 +100,6 @@ class Generator:
         self.model = model
         self.policy = policy or RetryPolicy()
         self.model_id = model_identity(model)
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> Generator:
-        return cls(chat_model_from_settings(settings), RetryPolicy.from_settings(settings))
 
     async def generate(self, messages: Sequence[BaseMessage]) -> str:
         """The model's reply text; raises :class:`GenerationError` when there is none."""

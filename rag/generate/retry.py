@@ -25,8 +25,6 @@ from tenacity import RetryCallState
 from tenacity.stop import stop_base
 from tenacity.wait import wait_base, wait_exponential_jitter
 
-from rag.settings import Settings
-
 RETRY_AFTER_CAP_SECONDS = 20.0
 """No single wait is longer than this, whatever a server asks: an asker is waiting in chat."""
 
@@ -185,12 +183,6 @@ class RetryPolicy:
         if not self.cap_seconds > 0:
             msg = f"cap_seconds ({self.cap_seconds}) must be positive"
             raise ValueError(msg)
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> RetryPolicy:
-        return cls(
-            max_attempts=settings.llm_max_attempts, deadline_seconds=settings.llm_deadline_seconds
-        )
 
     def wait(self) -> wait_base:
         return wait_retry_after(self.backoff, cap=self.cap_seconds, now=self.now)

@@ -2,9 +2,9 @@
 
 ``manifest.json`` records the index version, the splitter, embedder and gate it was built
 with, and each file's content hash with its chunks; vectors live in the embedding cache
-(:class:`rag.search.embeddings.CachedEmbeddings`). :func:`open_index` re-reads only files whose hash
-changed and embeds only chunks whose text changed; a damaged manifest means a rebuild, never a
-crash.
+(:class:`rag.search.embeddings.CachedEmbeddings`). :func:`load_or_build` re-reads only files
+whose hash changed and embeds only chunks whose text changed; a damaged manifest means a rebuild,
+never a crash.
 """
 
 from __future__ import annotations
@@ -23,10 +23,9 @@ from rag.chunks import Chunk
 from rag.ingest.loaders import Skipped, load_folder
 from rag.ingest.splitter import Splitter
 from rag.search.calibration import load_calibration
-from rag.search.embeddings import CachedEmbeddings, embedder_identity, embeddings_from_settings
+from rag.search.embeddings import CachedEmbeddings, embedder_identity
 from rag.search.gate import gate_for
 from rag.search.index import Index, embed_texts, index_version
-from rag.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +35,7 @@ MANIFEST_FORMAT = 1
 
 @dataclass(frozen=True, slots=True)
 class BuildReport:
-    """What :func:`open_index` did, for the ``rag index`` summary."""
+    """What :func:`load_or_build` did, for the ``rag index`` summary."""
 
     files: int
     skipped: tuple[Skipped, ...]
@@ -87,21 +86,6 @@ def _write_manifest(path: Path, manifest: dict[str, Any]) -> None:
     partial.replace(path)
 
 
-def open_index(settings: Settings, *, progress: bool = False) -> Index:
-    """The index over DOCS_DIR: loaded from INDEX_DIR when still valid, else rebuilt.
-
-    The threshold is MIN_SCORE when set, else a calibration stored next to the index for the
-    same gate (``python -m rag calibrate``), else the gate's shipped default.
-    """
-    return load_or_build(
-        settings.docs_dir,
-        settings.index_dir,
-        embeddings=embeddings_from_settings(settings),
-        min_score=settings.min_score,
-        progress=progress,
-    )
-
-
 def load_or_build(
     docs_dir: Path,
     index_dir: Path,
@@ -110,7 +94,10 @@ def load_or_build(
     min_score: float | None = None,
     progress: bool = False,
 ) -> Index:
-    """:func:`open_index` with the embedder given (tests pass a fake).
+    """The index over ``docs_dir``: loaded from ``index_dir`` when still valid, else rebuilt.
+
+    The threshold is ``min_score`` when given (MIN_SCORE), else a calibration stored next to
+    the index for the same gate (``python -m rag calibrate``), else the gate's shipped default.
 
     Rebuilding is incremental: a file whose content hash is unchanged keeps its stored chunks
     (not re-split) and their vectors (embedding cache keyed by chunk content), so only new or

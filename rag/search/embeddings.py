@@ -23,7 +23,6 @@ from pydantic import SecretStr
 
 from rag.chunks import content_hash
 from rag.search.lexical import features
-from rag.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -108,11 +107,17 @@ def embedder_identity(embeddings: Embeddings) -> str:
     return f"{type(embeddings).__module__}.{type(embeddings).__qualname__}"
 
 
-def embeddings_from_settings(settings: Settings) -> Embeddings | None:
-    """The embedder ``EMBEDDINGS`` asks for; ``None`` means lexical-only retrieval."""
-    if settings.embeddings == "none":
+def embeddings_for(
+    kind: str,
+    *,
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key: SecretStr | None = None,
+) -> Embeddings | None:
+    """The embedder ``EMBEDDINGS`` (``kind``) asks for; ``None`` means lexical-only retrieval."""
+    if kind == "none":
         return None
-    if settings.embeddings == "e5":
+    if kind == "e5":
         return E5Embeddings()
     from langchain_openai import OpenAIEmbeddings
 
@@ -120,9 +125,9 @@ def embeddings_from_settings(settings: Settings) -> Embeddings | None:
     # environment; local OpenAI-compatible servers usually accept any value. No tiktoken
     # length check: it downloads encodings and other servers tokenise differently.
     return OpenAIEmbeddings(
-        model=settings.embeddings_model or "text-embedding-3-small",
-        base_url=settings.embeddings_base_url,
-        api_key=SecretStr(settings.embeddings_api_key or "not-needed"),
+        model=model or "text-embedding-3-small",
+        base_url=base_url,
+        api_key=api_key or SecretStr("not-needed"),
         check_embedding_ctx_length=False,
     )
 

@@ -14,7 +14,8 @@ import docx
 import pytest
 
 import rag.ingest.loaders
-from rag.ingest.build import load_or_build, open_index
+from rag.assemble import open_index
+from rag.ingest.build import load_or_build
 from rag.ingest.loaders import LoadedFile
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.index import Index

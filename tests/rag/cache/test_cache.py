@@ -9,10 +9,10 @@ from uuid import uuid4
 
 import pytest
 
+from rag.assemble import cache_from_settings
 from rag.cache.answers import (
     AnswerCache,
     MemoryCache,
-    cache_from_settings,
     cache_key,
     normalize_question,
 )

@@ -11,8 +11,9 @@ from pydantic import SecretStr
 from tenacity import AsyncRetrying, RetryCallState
 from tenacity.wait import wait_exponential
 
+from rag.assemble import chat_model_from_settings, generator_from_settings
 from rag.generate.extractive import ExtractiveChatModel
-from rag.generate.llm import NO_API_KEY, GenerationError, Generator, chat_model_from_settings
+from rag.generate.llm import NO_API_KEY, GenerationError, Generator
 from rag.generate.prompt import build_messages
 from rag.generate.retry import RetryPolicy, default_backoff
 from rag.settings import Settings
@@ -255,6 +256,6 @@ def test_a_configured_llm_is_chat_openai_without_its_own_retries() -> None:
 
 
 async def test_the_offline_generator_answers_with_citations() -> None:
-    generator = Generator.from_settings(Settings())
+    generator = generator_from_settings(Settings())
     assert generator.model_id == "extractive/3"
     assert await generator.generate(MESSAGES) == "流利级原价 4800 元，共 16 课时[1]。"

@@ -8,6 +8,7 @@ import openai
 import pytest
 from tenacity.wait import wait_exponential
 
+from rag.assemble import generator_from_settings
 from rag.generate.retry import (
     EmptyReplyError,
     RetryPolicy,
@@ -86,7 +87,7 @@ def test_retry_after_ms_takes_precedence_and_other_errors_have_none() -> None:
 
 
 def test_policy_comes_from_settings() -> None:
-    policy = RetryPolicy.from_settings(Settings(llm_max_attempts=2, llm_deadline_seconds=12.0))
+    policy = generator_from_settings(Settings(llm_max_attempts=2, llm_deadline_seconds=12.0)).policy
     assert (policy.max_attempts, policy.deadline_seconds) == (2, 12.0)
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from rag.assemble import open_index
 from rag.cli import main
-from rag.ingest.build import open_index
 from rag.search.calibration import CALIBRATION_FILE, best_threshold, refusal_metrics, text_histogram
 from rag.search.gate import LEXICAL_ONLY
 from rag.settings import Settings

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rag.assemble import embeddings_from_settings
 from rag.search.embeddings import (
     CachedEmbeddings,
     E5Embeddings,
     HashingEmbeddings,
     embedder_identity,
-    embeddings_from_settings,
 )
 from rag.settings import Settings
 
