@@ -9,20 +9,12 @@ by id and compares the content hash to tell whether the source changed since the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from bot.slack.limits import BUTTON_VALUE
+from bot.sources import HASH_CHARS, SourceRef
+from bot.sources import same_version as same_version  # re-exported for the Slack listeners
 from rag import Hit
 
 VERSION = "v1"
-HASH_CHARS = 16
-
-
-@dataclass(frozen=True, slots=True)
-class SourceRef:
-    chunk_id: str
-    chunk_hash: str
-    score: float
 
 
 def encode(hit: Hit) -> str:
@@ -45,7 +37,3 @@ def decode(value: str) -> SourceRef | None:
     except ValueError:
         return None
     return SourceRef(chunk_id=parts[3], chunk_hash=parts[1], score=score)
-
-
-def same_version(ref: SourceRef, current_hash: str) -> bool:
-    return current_hash.startswith(ref.chunk_hash)

@@ -1,49 +1,21 @@
 """A clicked citation -> the passage as it is in the index now, shown to the clicker.
 
-The button carries only a small id (:mod:`bot.slack.source_ref`); the passage comes from the index.
-If the chunk still has the content hash the answer was built from, it is shown as cited (also
-when reindexing moved it to another position). If it changed, the clicker is told so and sees
-the current text of that section; if its document is gone, they are told that.
+The button carries only a small id (:mod:`bot.slack.source_ref`); where the passage is now is
+decided platform-neutrally (:func:`bot.sources.find`); this module renders it for Slack.
 """
 
 from __future__ import annotations
-
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Literal
 
 from bot import texts
 from bot.slack.limits import MESSAGE_TEXT
 from bot.slack.mrkdwn import escape
 from bot.slack.reply import Block, SlackMessage, context, section
-from bot.slack.source_ref import SourceRef, same_version
+from bot.sources import Found, SourceRef
+from bot.sources import find as find  # re-exported: the click listener imports it here
 from rag import Chunk, Language
 
 PASSAGE_LIMIT = 2800
 """Shown passage, within one section (3000) and an ephemeral message's 4,000 characters."""
-
-State = Literal["current", "changed", "gone"]
-
-
-@dataclass(frozen=True, slots=True)
-class Found:
-    state: State
-    chunks: tuple[Chunk, ...]
-
-
-def find(ref: SourceRef, chunk: Chunk | None, all_chunks: Iterable[Chunk]) -> Found:
-    """Where the cited passage is now."""
-    if chunk is not None and same_version(ref, chunk.hash):
-        return Found("current", (chunk,))
-    source = ref.chunk_id.rsplit("#", 1)[0]
-    same_source = [c for c in all_chunks if c.source == source]
-    for candidate in same_source:
-        if same_version(ref, candidate.hash):
-            return Found("current", (candidate,))
-    if chunk is None:
-        return Found("gone", ())
-    in_section = tuple(c for c in same_source if c.section == chunk.section) or (chunk,)
-    return Found("changed", tuple(sorted(in_section, key=lambda c: c.n)))
 
 
 def _quote(text: str) -> str:
