@@ -1,10 +1,12 @@
-"""``python -m bot``: the one composition root of the Slack edge.
+"""``python -m bot``: the one composition root of the chat edges (Slack, Feishu, or both).
 
     settings (environment, validated)  ->  Redis client (or None), shared
       -> reviewed answers + pipeline (rag.assemble.build_pipeline: index, chat model, cache)
-      -> no SLACK_BOT_TOKEN: local console chat over the same pipeline
-      -> else aiohttp application; at startup: HTTP session, AsyncWebClient(SLACK_API_URL,
-         429 retry), dedupe, review desk (bot/review/desk.py, sharing Redis; its Slack side
+      -> neither SLACK_BOT_TOKEN nor FEISHU_APP_ID: local console chat over the same pipeline
+      -> FEISHU_APP_ID: POST /feishu/events on the same app (bot/feishu/app.py: its own
+         Open API client, review desk in FEISHU_REVIEW_CHAT, the neutral answering core)
+      -> SLACK_BOT_TOKEN: at startup: HTTP session, AsyncWebClient(SLACK_API_URL, 429 retry),
+         dedupe, review desk (bot/review/desk.py, sharing Redis; its Slack side
          bot/slack/review_board.py), Bolt app;
          HTTP mode serves POST /slack/events, Socket Mode connects out; both serve GET /healthz.
 Everything opened here is closed here (aiohttp ``cleanup_ctx``), in reverse order.
@@ -31,6 +33,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.console import banner, chat
 from bot.dedupe import Dedupe
+from bot.feishu.app import FeishuConfig, add_feishu
+from bot.feishu.retry import ApiRetry
+from bot.feishu.settings import feishu_config
 from bot.health import health_handler
 from bot.ports import Answerer, SourceIndex
 from bot.review.desk import ReviewDesk
@@ -120,12 +125,20 @@ def slack_app(
 
 
 def _routes(
-    app: web.Application, settings: BotSettings, *, index: SourceIndex, redis: Redis | None
+    app: web.Application,
+    settings: BotSettings,
+    *,
+    index: SourceIndex,
+    redis: Redis | None,
+    feishu: FeishuConfig | None,
 ) -> None:
     if settings.mode == "http":
         add_events_route(app)
+    mode: str = settings.mode if settings.bot_token is not None else "feishu"
+    if settings.bot_token is not None and feishu is not None:
+        mode = f"{mode}+feishu"
     health = health_handler(
-        index=index, redis=redis, chat_model=settings.rag.chat_model_mode, mode=settings.mode
+        index=index, redis=redis, chat_model=settings.rag.chat_model_mode, mode=mode
     )
     app.router.add_get(HEALTH_PATH, health)
 
@@ -138,22 +151,73 @@ def create_web_app(
     reviewed: ReviewedAnswers,
     rate_limit: RateLimitRetry | None = None,
     with_review: bool = True,
+    feishu: FeishuConfig | None = None,
+    feishu_retry: ApiRetry | None = None,
 ) -> web.Application:
+    """Slack (SLACK_BOT_TOKEN), Feishu (FEISHU_APP_ID) or both, on one aiohttp app."""
+    if settings.bot_token is None and feishu is None:
+        msg = "create_web_app needs SLACK_BOT_TOKEN or FEISHU_APP_ID (validated settings)"
+        raise SettingsError(msg)
+    app = web.Application()
+    _routes(app, settings, index=pipeline.index, redis=redis, feishu=feishu)
+
+    async def shared(_: web.Application) -> AsyncIterator[None]:
+        # Added first, so closed last: both platforms answer through these until then.
+        try:
+            yield
+        finally:
+            closers: list[Callable[[], Awaitable[Any]]] = [pipeline.aclose]
+            if redis is not None:
+                closers.append(redis.aclose)
+            for close in reversed(closers):
+                try:
+                    await close()
+                except Exception:
+                    logger.exception("closing %r failed", close)
+
+    app.cleanup_ctx.append(shared)
+    if settings.bot_token is not None:
+        _add_slack(
+            app,
+            settings,
+            pipeline=pipeline,
+            redis=redis,
+            reviewed=reviewed,
+            rate_limit=rate_limit,
+            with_review=with_review,
+        )
+    if feishu is not None:
+        add_feishu(
+            app,
+            feishu,
+            pipeline=pipeline,
+            redis=redis,
+            reviewed=reviewed,
+            log_questions=settings.rag.log_questions,
+            retry=feishu_retry,
+        )
+    return app
+
+
+def _add_slack(
+    app: web.Application,
+    settings: BotSettings,
+    *,
+    pipeline: ClosablePipeline,
+    redis: Redis | None,
+    reviewed: ReviewedAnswers,
+    rate_limit: RateLimitRetry | None,
+    with_review: bool,
+) -> None:
     if settings.bot_token is None or settings.review_channel is None:
-        msg = "create_web_app needs SLACK_BOT_TOKEN and REVIEW_CHANNEL (validated settings)"
+        msg = "Slack needs SLACK_BOT_TOKEN and REVIEW_CHANNEL (validated settings)"
         raise SettingsError(msg)
     token = settings.bot_token.get_secret_value()
-    app = web.Application()
     slot = BoltSlot()
     app[BOLT] = slot
-    _routes(app, settings, index=pipeline.index, redis=redis)
 
     async def slack(_: web.Application) -> AsyncIterator[None]:
-        closers: list[Callable[[], Awaitable[Any]]] = [pipeline.aclose]
-        if redis is not None:
-            closers.append(redis.aclose)
         session = aiohttp.ClientSession()
-        closers.append(session.close)
         client = web_client(
             token, base_url=settings.api_url, session=session, rate_limit=rate_limit
         )
@@ -176,14 +240,9 @@ def create_web_app(
         finally:
             if socket is not None:
                 await socket.close_async()  # type: ignore[no-untyped-call]
-            for close in reversed(closers):
-                try:
-                    await close()
-                except Exception:
-                    logger.exception("closing %r failed", close)
+            await session.close()
 
     app.cleanup_ctx.append(slack)
-    return app
 
 
 async def _console(settings: BotSettings, pipeline: ClosablePipeline) -> int:
@@ -205,6 +264,7 @@ def main() -> int:
     )
     try:
         settings = BotSettings.from_env(os.environ)
+        feishu = feishu_config(os.environ)
     except SettingsError as error:
         print(f"citebot: {error}", file=sys.stderr)
         return 2
@@ -217,17 +277,20 @@ def main() -> int:
     except (SettingsError, OSError) as error:
         print(f"citebot: cannot open the documents index: {error}", file=sys.stderr)
         return 2
-    if settings.mode == "console":
+    if settings.mode == "console" and feishu is None:
         return asyncio.run(_console(settings, pipeline))
     app = create_web_app(
         settings,
         pipeline=pipeline,
         redis=redis,
         reviewed=reviewed,
+        feishu=feishu,
     )
+    if feishu is not None:
+        logger.info("Feishu: POST /feishu/events on port %d (%s)", settings.port, feishu.api_url)
     if settings.mode == "http":
         logger.info("HTTP mode: POST /slack/events and GET /healthz on port %d", settings.port)
-    else:
+    elif settings.mode == "socket":
         logger.info("Socket Mode: connecting to Slack; GET /healthz on port %d", settings.port)
     web.run_app(app, port=settings.port, access_log=None, print=None)
     return 0

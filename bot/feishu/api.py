@@ -95,7 +95,7 @@ class FeishuApi:
         self.base_url = base_url.rstrip("/")
         self._credentials = {"app_id": app_id, "app_secret": app_secret}
         self.retry = retry or ApiRetry()
-        self.rate = rate or ChatRate(sleep=self.retry.sleep)
+        self.rate = rate or ChatRate()
         self.token = TenantToken(self._fetch_token, clock=clock)
 
     # -- the endpoints ----------------------------------------------------------------------

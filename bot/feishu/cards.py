@@ -29,7 +29,7 @@ card may be, with room for the buttons."""
 BUTTON_LABEL = 40
 """Longer labels wrap into tall buttons on phones."""
 
-_PERSON = re.compile(r"<@((?:ou|on|u)_[A-Za-z0-9_-]+)>")
+_OPEN_ID = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
 
 
 def card(elements: Sequence[Element], *, title: str = "", template: str = "blue") -> Card:
@@ -48,8 +48,13 @@ def plain(text: str) -> Element:
 
 
 def markdown(text: str) -> Element:
-    """Our own sentences only; ``<@ou_…>`` in them becomes a Feishu mention."""
-    return {"tag": "markdown", "content": _PERSON.sub(r"<at id=\1></at>", text)}
+    """Our own sentences only (with :func:`mention` for people)."""
+    return {"tag": "markdown", "content": text}
+
+
+def mention(open_id: str) -> str:
+    """A person in markdown, shown with their name; an id that isn't one stays plain text."""
+    return f"<at id={open_id}></at>" if _OPEN_ID.match(open_id) else open_id
 
 
 def button(label: str, value: dict[str, Any], *, kind: str = "default") -> Element:
@@ -95,7 +100,7 @@ def provenance_line(provenance: Provenance, language: Language) -> str:
     parts: list[str] = []
     if provenance.reviewed_by:
         when = date(provenance.reviewed_at) if provenance.reviewed_at else "—"
-        reviewer = f"<@{provenance.reviewed_by}>"
+        reviewer = mention(provenance.reviewed_by)
         parts.append(texts.REVIEWED[language].format(reviewer=reviewer, date=when))
     if provenance.cached_at:
         parts.append(texts.CACHED[language].format(date=date(provenance.cached_at)))

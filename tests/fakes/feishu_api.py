@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import os
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -79,12 +80,15 @@ class _Fault:
     reset: float | None = None
 
 
+_SHOWN = ("content", "text", "default_value")
+"""Fields whose strings a person sees (an input box shows its default value)."""
+
+
 def _texts(node: Any) -> list[str]:
     if isinstance(node, dict):
-        found = [str(node["content"])] if isinstance(node.get("content"), str) else []
-        found += [str(node["text"])] if isinstance(node.get("text"), str) else []
+        found = [str(node[key]) for key in _SHOWN if isinstance(node.get(key), str)]
         for key, value in node.items():
-            if key not in {"content", "text"} or not isinstance(value, str):
+            if key not in _SHOWN or not isinstance(value, str):
                 found += _texts(value)
         return found
     if isinstance(node, list):
@@ -115,6 +119,8 @@ class FakeFeishuApi:
         self._tokens: set[str] = set()
         self._uuids: dict[str, str] = {}
         self._ids = itertools.count(1)
+        self._run = os.urandom(3).hex()
+        """In every id, so ids from two runs never meet in a shared Redis."""
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
         self._port = 0
@@ -173,9 +179,7 @@ class FakeFeishuApi:
         self, chat_id: str, sender: str, content: Json, *, msg_type: str = "text", root_id: str = ""
     ) -> Message:
         """A message a person sent (the event driver reports it to the app)."""
-        message = Message(
-            f"om_{next(self._ids):08d}", chat_id, msg_type, content, sender, root_id=root_id
-        )
+        message = Message(self._new_id("om"), chat_id, msg_type, content, sender, root_id=root_id)
         self.messages.append(message)
         return message
 
@@ -198,6 +202,9 @@ class FakeFeishuApi:
         """Return once ``predicate()`` holds (checked after every call), else TimeoutError."""
         async with self._changed:
             await asyncio.wait_for(self._changed.wait_for(predicate), within)
+
+    def _new_id(self, kind: str) -> str:
+        return f"{kind}_{self._run}{next(self._ids):06d}"
 
     # -- the API ---------------------------------------------------------------------------
 
@@ -266,7 +273,7 @@ class FakeFeishuApi:
     def _token(self, _request: web.Request, body: Json) -> Json:
         if body.get("app_id") != APP_ID or body.get("app_secret") != APP_SECRET:
             return {"code": 10014, "msg": "app secret invalid"}
-        token = f"t-{next(self._ids):08d}"
+        token = self._new_id("t")
         self._tokens.add(token)
         return {"code": 0, "msg": "ok", "tenant_access_token": token, "expire": self.token_expire}
 
@@ -284,7 +291,7 @@ class FakeFeishuApi:
             code = TOO_LONG if "bytes" in problem else BAD_CARD
             return {"code": code, "msg": problem}
         message = Message(
-            f"om_{next(self._ids):08d}",
+            self._new_id("om"),
             chat_id,
             str(body.get("msg_type")),
             card or {},

@@ -5,7 +5,14 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from bot.feishu.cards import answer_cards, markdown, pieces, refusal_cards, text_cards
+from bot.feishu.cards import (
+    answer_cards,
+    markdown,
+    mention,
+    pieces,
+    refusal_cards,
+    text_cards,
+)
 from rag import Answer, Chunk, Hit, Provenance, Refusal
 from tests.fakes.feishu_api import card_problem
 
@@ -86,4 +93,6 @@ def test_text_cards_and_pieces() -> None:
     _valid(card)
     assert pieces("a\nb", 10) == ["a\nb"]
     assert pieces("x" * 25, 10) == ["x" * 10, "x" * 10, "x" * 5]
-    assert markdown("by <@ou_x1>")["content"] == "by <at id=ou_x1></at>"
+    assert markdown("by x")["content"] == "by x"
+    assert mention("ou_x1") == "<at id=ou_x1></at>"
+    assert mention("ou_x></at><at id=all") == "ou_x></at><at id=all"

@@ -1,0 +1,144 @@
+"""Feishu on the bot's web app: the events route and, at startup, what answers behind it.
+
+    add_feishu(app, config, …)
+      route   POST /feishu/events  (served once startup has built the handler; 503 before)
+      startup aiohttp session -> FeishuApi (FEISHU_API_URL, tenant token, retries)
+              -> review desk with its Feishu board (when FEISHU_REVIEW_CHAT is set)
+              -> Answering (the neutral core) -> FeishuEvents; the bot's open_id fetched
+      cleanup running answers finished (or cancelled after a grace period), session closed
+The pipeline, Redis and the reviewed-answer store are shared with Slack and owned by the
+composition root (bot/__main__.py), which closes them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+import aiohttp
+from aiohttp import web
+from redis.asyncio import Redis
+
+from bot.answering import Answering
+from bot.feishu.actions import Actions
+from bot.feishu.api import FeishuApi
+from bot.feishu.inbound import Gate
+from bot.feishu.retry import ApiRetry, describe
+from bot.feishu.review_board import FeishuBoard
+from bot.feishu.server import EVENTS_PATH, FeishuEvents, Tasks, feishu_dedupe
+from bot.ports import Answerer
+from bot.review.desk import ReviewDesk
+from bot.review.state import ReviewState
+from rag import ReviewedAnswers
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_API_URL = "https://open.feishu.cn"
+REVIEW_PREFIX = "citebot:feishu:review:"
+"""Feishu's open reviews apart from Slack's (each platform lists and decides its own)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FeishuConfig:
+    app_id: str
+    app_secret: str = field(repr=False)
+    encrypt_key: str = field(repr=False)
+    verification_token: str = field(repr=False)
+    api_url: str = DEFAULT_API_URL
+    mode: Literal["http", "ws"] = "http"
+    review_chat: str | None = None
+    reviewers: tuple[str, ...] = ()
+
+
+class FeishuSlot:
+    """The events handler, filled in at startup (the route must exist before the app runs)."""
+
+    def __init__(self) -> None:
+        self.events: FeishuEvents | None = None
+
+    async def handle(self, request: web.Request) -> web.Response:
+        if self.events is None:
+            return web.json_response({"msg": "starting"}, status=503)
+        return await self.events.handle(request)
+
+
+FEISHU = web.AppKey("feishu", FeishuSlot)
+
+
+def review_desk(
+    config: FeishuConfig,
+    api: FeishuApi,
+    *,
+    redis: Redis | None,
+    reviewed: ReviewedAnswers,
+    pipeline: Answerer,
+) -> ReviewDesk | None:
+    if config.review_chat is None:
+        logger.warning("FEISHU_REVIEW_CHAT unset: unverified Feishu answers are refused")
+        return None
+    board = FeishuBoard(api, config.review_chat)
+    return ReviewDesk(
+        board=board,
+        askers=board,
+        state=ReviewState(redis, prefix=REVIEW_PREFIX),
+        index=pipeline.index,
+        reviewed=reviewed,
+        reviewers=frozenset(config.reviewers) or None,
+    )
+
+
+def add_feishu(
+    app: web.Application,
+    config: FeishuConfig,
+    *,
+    pipeline: Answerer,
+    redis: Redis | None,
+    reviewed: ReviewedAnswers,
+    log_questions: bool = False,
+    retry: ApiRetry | None = None,
+) -> None:
+    if config.mode != "http":
+        msg = "FEISHU_MODE=ws is not supported; use http"  # settings refuse it earlier
+        raise ValueError(msg)
+    slot = FeishuSlot()
+    app[FEISHU] = slot
+    app.router.add_post(EVENTS_PATH, slot.handle)
+    gate = Gate(config.encrypt_key, config.verification_token)
+
+    async def feishu(_: web.Application) -> AsyncIterator[None]:
+        session = aiohttp.ClientSession()
+        tasks = Tasks()
+        api = FeishuApi(
+            session,
+            base_url=config.api_url,
+            app_id=config.app_id,
+            app_secret=config.app_secret,
+            retry=retry,
+        )
+        desk = review_desk(config, api, redis=redis, reviewed=reviewed, pipeline=pipeline)
+        events = FeishuEvents(
+            gate=gate,
+            api=api,
+            answering=Answering(pipeline, review=desk, log_questions=log_questions),
+            dedupe=feishu_dedupe(redis),
+            actions=Actions(pipeline.index, desk, spawn=tasks.spawn),
+            tasks=tasks,
+        )
+        try:
+            logger.info("Feishu: bot open_id %s", await events.bot_open_id())
+        except Exception as error:
+            # Credentials or network: say so now; the first event tries again.
+            logger.error(
+                "Feishu: bot info unavailable (%s); check FEISHU_APP_ID/SECRET", describe(error)
+            )
+        slot.events = events
+        try:
+            yield
+        finally:
+            slot.events = None
+            await tasks.close()
+            await session.close()
+
+    app.cleanup_ctx.append(feishu)

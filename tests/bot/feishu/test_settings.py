@@ -1,0 +1,54 @@
+"""FEISHU_* settings: off when unset, complete or one clear error."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.feishu.settings import feishu_config
+from rag import SettingsError
+
+BASE = {
+    "FEISHU_APP_ID": "cli_a1b2c3d4e5f60718",
+    "FEISHU_APP_SECRET": "secret",
+    "FEISHU_ENCRYPT_KEY": "key",
+    "FEISHU_VERIFICATION_TOKEN": "token",
+}
+REVIEWER = "ou_7d8a6e6df7621556ce0d21922b676706"
+
+
+def test_feishu_is_off_without_an_app_id() -> None:
+    assert feishu_config({}) is None
+
+
+def test_a_complete_http_config() -> None:
+    env = {
+        **BASE,
+        "FEISHU_API_URL": "https://open.larksuite.com/",
+        "FEISHU_REVIEW_CHAT": "oc_a0553eda9014c201e6969b478895c230",
+        "FEISHU_REVIEWERS": f"{REVIEWER}, {REVIEWER}",
+    }
+    config = feishu_config(env)
+    assert config is not None
+    assert config.api_url == "https://open.larksuite.com"
+    assert config.reviewers == (REVIEWER,)
+    assert "secret" not in repr(config)
+    assert feishu_config(BASE).api_url == "https://open.feishu.cn"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"FEISHU_ENCRYPT_KEY": ""}, "FEISHU_ENCRYPT_KEY is required"),
+        ({"FEISHU_VERIFICATION_TOKEN": ""}, "FEISHU_VERIFICATION_TOKEN is required"),
+        ({"FEISHU_APP_SECRET": ""}, "FEISHU_APP_SECRET is required"),
+        ({"FEISHU_APP_ID": "my-app"}, "not an App ID"),
+        ({"FEISHU_MODE": "ws"}, "FEISHU_MODE=ws .long connection. is not supported"),
+        ({"FEISHU_MODE": "carrier-pigeon"}, "not a mode"),
+        ({"FEISHU_API_URL": "open.feishu.cn"}, "not an http"),
+        ({"FEISHU_REVIEW_CHAT": "reviewers"}, "not a chat_id"),
+        ({"FEISHU_REVIEWERS": "alice"}, "not open_ids: alice"),
+    ],
+)
+def test_a_bad_value_is_one_clear_error(change: dict[str, str], message: str) -> None:
+    with pytest.raises(SettingsError, match=message):
+        feishu_config({**BASE, **change})
