@@ -25,8 +25,6 @@ import aiohttp
 from aiohttp import web
 from dotenv import load_dotenv
 from redis.asyncio import Redis
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
@@ -46,7 +44,7 @@ from bot.slack.client import RateLimitRetry, web_client
 from bot.slack.listeners import review
 from bot.slack.review_board import SlackReviewBoard
 from bot.slack.server import BOLT, HEALTH_PATH, BoltSlot, add_events_route
-from rag import RedisStore, ReviewedAnswers, SettingsError, secret
+from rag import GuardedRedis, RedisStore, ReviewedAnswers, SettingsError, guarded, secret
 
 logger = logging.getLogger("citebot")
 
@@ -58,26 +56,29 @@ class ClosablePipeline(Answerer, Protocol):
     async def aclose(self) -> None: ...
 
 
-def redis_client(url: str | None) -> Redis | None:
+def redis_client(url: str | None) -> GuardedRedis | None:
+    """The one Redis client of the process, behind the one failure policy (short timeouts,
+    a breaker shared by dedupe, review state and reviewed answers, one warning per outage)."""
     if url is None:
         return None
-    return Redis.from_url(
+    return GuardedRedis.from_url(
         url,
-        socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
-        socket_timeout=REDIS_TIMEOUT_SECONDS,
-        retry=Retry(NoBackoff(), 1),
+        connect_timeout_seconds=REDIS_TIMEOUT_SECONDS,
+        socket_timeout_seconds=REDIS_TIMEOUT_SECONDS,
+        timeout_seconds=REDIS_TIMEOUT_SECONDS,
     )
 
 
-def reviewed_answers(redis: Redis | None) -> ReviewedAnswers:
-    return ReviewedAnswers(RedisStore(redis)) if redis is not None else ReviewedAnswers.in_memory()
+def reviewed_answers(redis: Redis | GuardedRedis | None) -> ReviewedAnswers:
+    shared = guarded(redis)
+    return ReviewedAnswers(RedisStore(shared)) if shared else ReviewedAnswers.in_memory()
 
 
 def review_desk(
     settings: BotSettings,
     *,
     client: AsyncWebClient,
-    redis: Redis | None,
+    redis: GuardedRedis | None,
     reviewed: ReviewedAnswers,
     index: SourceIndex,
 ) -> ReviewDesk:
@@ -100,7 +101,7 @@ def slack_app(
     *,
     client: AsyncWebClient,
     pipeline: Answerer,
-    redis: Redis | None,
+    redis: GuardedRedis | None,
     reviewed: ReviewedAnswers,
     with_review: bool,
 ) -> AsyncApp:
@@ -129,7 +130,7 @@ def _routes(
     settings: BotSettings,
     *,
     index: SourceIndex,
-    redis: Redis | None,
+    redis: GuardedRedis | None,
     feishu: FeishuConfig | None,
 ) -> None:
     if settings.mode == "http":
@@ -138,7 +139,10 @@ def _routes(
     if settings.bot_token is not None and feishu is not None:
         mode = f"{mode}+feishu"
     health = health_handler(
-        index=index, redis=redis, chat_model=settings.rag.chat_model_mode, mode=mode
+        index=index,
+        redis=redis.client if redis else None,
+        chat_model=settings.rag.chat_model_mode,
+        mode=mode,
     )
     app.router.add_get(HEALTH_PATH, health)
 
@@ -147,7 +151,7 @@ def create_web_app(
     settings: BotSettings,
     *,
     pipeline: ClosablePipeline,
-    redis: Redis | None,
+    redis: Redis | GuardedRedis | None,
     reviewed: ReviewedAnswers,
     rate_limit: RateLimitRetry | None = None,
     with_review: bool = True,
@@ -159,6 +163,7 @@ def create_web_app(
         msg = "create_web_app needs SLACK_BOT_TOKEN or FEISHU_APP_ID (validated settings)"
         raise SettingsError(msg)
     app = web.Application()
+    redis = guarded(redis)  # one breaker for dedupe, review state and reviewed answers
     _routes(app, settings, index=pipeline.index, redis=redis, feishu=feishu)
 
     async def shared(_: web.Application) -> AsyncIterator[None]:
@@ -204,7 +209,7 @@ def _add_slack(
     settings: BotSettings,
     *,
     pipeline: ClosablePipeline,
-    redis: Redis | None,
+    redis: GuardedRedis | None,
     reviewed: ReviewedAnswers,
     rate_limit: RateLimitRetry | None,
     with_review: bool,

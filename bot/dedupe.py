@@ -15,9 +15,10 @@ the ``app_mention``/``message`` twins arrive within milliseconds, so two claims 
 flight at once, and both would fall back to "first" if memory were written only after Redis
 answered. So a retry or a twin event that reaches the same process is still recognised while
 Redis blinks (or after it restarts empty), and a question is never dropped because Redis is
-away. The one case left: during an outage, duplicates that land on
-*different* processes can each be answered once. We choose that over silence (a question that
-nobody answers) and log every fallback.
+away. Redis is reached through the shared :class:`rag.GuardedRedis`: during an outage its
+breaker skips Redis (no timeout per event) and logs once. The one case left: during an outage,
+duplicates that land on *different* processes can each be answered once. We choose that over
+silence (a question that nobody answers) and count every fallback (``fallbacks``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ import time
 from collections.abc import Callable
 
 from redis.asyncio import Redis
-from redis.exceptions import RedisError
+
+from rag import GuardedRedis, RedisUnavailable, guarded
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +61,7 @@ def message_key(channel: str, ts: str) -> str:
 class Dedupe:
     def __init__(
         self,
-        redis: Redis | None,
+        redis: Redis | GuardedRedis | None,
         *,
         ttl_seconds: int = DEFAULT_TTL_SECONDS,
         prefix: str = "citebot:dedupe:",
@@ -69,7 +71,7 @@ class Dedupe:
         if ttl_seconds < 1 or max_local < 1:
             msg = f"ttl_seconds ({ttl_seconds}) and max_local ({max_local}) must be at least 1"
             raise ValueError(msg)
-        self.redis = redis
+        self._redis = guarded(redis)
         self.ttl_seconds = ttl_seconds
         self.prefix = prefix
         self.clock = clock
@@ -78,6 +80,14 @@ class Dedupe:
         """key -> expiry; insertion order is expiry order (one TTL for all)."""
         self.fallbacks = 0
         """How many decisions were made without Redis because it failed."""
+
+    @property
+    def redis(self) -> GuardedRedis | None:
+        return self._redis
+
+    @redis.setter
+    def redis(self, redis: Redis | GuardedRedis | None) -> None:
+        self._redis = guarded(redis)
 
     async def claim(self, *keys: str) -> bool:
         """True when this is the first time any of ``keys`` is seen (all are now claimed)."""
@@ -91,20 +101,17 @@ class Dedupe:
         return await self._claim_shared(keys)
 
     async def _claim_shared(self, keys: tuple[str, ...]) -> bool:
-        if self.redis is None:
+        redis = self._redis
+        if redis is None:
             return True
+        names = [self.prefix + key for key in keys]
         try:
-            claimed = await self.redis.eval(
-                _CLAIM_ALL, len(keys), *(self.prefix + key for key in keys), self.ttl_seconds
+            claimed = await redis.run(
+                lambda: redis.client.eval(_CLAIM_ALL, len(names), *names, self.ttl_seconds)
             )
-        except (RedisError, OSError, TimeoutError) as error:
+        except RedisUnavailable:
             self.fallbacks += 1
-            logger.warning(
-                "dedupe: Redis unavailable (%s: %s); deciding %s in this process",
-                type(error).__name__,
-                error,
-                keys,
-            )
+            logger.debug("dedupe: Redis unavailable; deciding %s in this process", keys)
             return True
         return bool(claimed)
 

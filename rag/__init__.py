@@ -23,6 +23,15 @@ if TYPE_CHECKING:
     from rag.assemble import (
         build_pipeline as build_pipeline,
     )
+    from rag.cache.breaker import (
+        GuardedRedis as GuardedRedis,
+    )
+    from rag.cache.breaker import (
+        RedisUnavailable as RedisUnavailable,
+    )
+    from rag.cache.breaker import (
+        guarded as guarded,
+    )
     from rag.cache.reviewed import (
         ChunkSource as ChunkSource,
     )
@@ -113,6 +122,9 @@ if TYPE_CHECKING:
 
 _HOME = {
     "build_pipeline": "rag.assemble",
+    "GuardedRedis": "rag.cache.breaker",
+    "RedisUnavailable": "rag.cache.breaker",
+    "guarded": "rag.cache.breaker",
     "ChunkSource": "rag.cache.reviewed",
     "RedisStore": "rag.cache.reviewed",
     "ReviewedAnswers": "rag.cache.reviewed",

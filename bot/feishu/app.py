@@ -31,7 +31,7 @@ from bot.feishu.server import EVENTS_PATH, FeishuEvents, Tasks, feishu_dedupe
 from bot.ports import Answerer
 from bot.review.desk import ReviewDesk
 from bot.review.state import ReviewState
-from rag import ReviewedAnswers
+from rag import GuardedRedis, ReviewedAnswers
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ def review_desk(
     config: FeishuConfig,
     api: FeishuApi,
     *,
-    redis: Redis | None,
+    redis: Redis | GuardedRedis | None,
     reviewed: ReviewedAnswers,
     pipeline: Answerer,
 ) -> ReviewDesk | None:
@@ -94,7 +94,7 @@ def add_feishu(
     config: FeishuConfig,
     *,
     pipeline: Answerer,
-    redis: Redis | None,
+    redis: Redis | GuardedRedis | None,
     reviewed: ReviewedAnswers,
     log_questions: bool = False,
     retry: ApiRetry | None = None,

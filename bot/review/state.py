@@ -9,7 +9,8 @@ Two places hold a review, on purpose:
   decision is ``SET NX`` on the review id, so two reviewers clicking at once, or Slack
   delivering a click twice, apply it once; the loser reads who won and when.
 
-When Redis is unset or fails, an in-process copy answers instead (logged): one process stays
+When Redis is unset or fails (the shared :class:`rag.GuardedRedis`: short timeouts, one
+breaker, one warning per outage), an in-process copy answers instead: one process stays
 exactly-once — claims on one review are serialised in the process, so two clicks racing
 inside it while Redis fails still apply once (and the loser learns the real winner); several
 processes without Redis could not be, and say so in the log.
@@ -21,12 +22,13 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from redis.asyncio import Redis
-from redis.exceptions import RedisError
+
+from rag import GuardedRedis, RedisUnavailable, guarded
 
 logger = logging.getLogger(__name__)
 
@@ -40,8 +42,7 @@ DECISION_TTL_SECONDS = 30 * 86400
 MAX_LOCAL = 10_000
 """Decisions and "once" marks this process remembers (oldest forgotten first)."""
 DEFAULT_PREFIX = "citebot:review:"
-REDIS_TIMEOUT = 0.5
-"""Seconds to wait for Redis before deciding in this process (a modal must be answered in 3)."""
+T = TypeVar("T")
 
 
 class TicketError(ValueError):
@@ -185,13 +186,13 @@ class ReviewState:
 
     def __init__(
         self,
-        redis: Redis | None = None,
+        redis: Redis | GuardedRedis | None = None,
         *,
         prefix: str = DEFAULT_PREFIX,
         clock: Callable[[], float] = time.time,
         owns_client: bool = False,
     ) -> None:
-        self._redis = redis
+        self._redis = guarded(redis)
         self._owns_client = owns_client
         self._prefix = prefix
         self._clock = clock
@@ -200,21 +201,23 @@ class ReviewState:
         self._marks: dict[str, None] = {}
         self._claiming: dict[str, asyncio.Lock] = {}
 
-    @classmethod
-    def from_url(cls, redis_url: str | None, **options: Any) -> ReviewState:
-        redis = None
-        if redis_url is not None:
-            redis = Redis.from_url(
-                redis_url, socket_connect_timeout=REDIS_TIMEOUT, socket_timeout=REDIS_TIMEOUT
-            )
-        return cls(redis, owns_client=redis is not None, **options)
-
     @property
     def _open_key(self) -> str:
         return f"{self._prefix}open"
 
     def _decision_key(self, review_id: str) -> str:
         return f"{self._prefix}decided:{review_id}"
+
+    async def _shared(self, command: Callable[[Redis], Awaitable[T]], fallback: T) -> T:
+        """``command`` on the shared Redis, or ``fallback`` when there is none or it is down
+        (the shared breaker has logged the outage once)."""
+        redis = self._redis
+        if redis is None:
+            return fallback
+        try:
+            return await redis.run(lambda: command(redis.client))
+        except RedisUnavailable:
+            return fallback
 
     async def claim(self, review_id: str, decision: Decision) -> Decision | None:
         """Record ``decision`` unless one exists: ``None`` if ours won, else the one that did."""
@@ -224,22 +227,16 @@ class ReviewState:
             earlier = self._decisions.get(review_id)
             if earlier is not None:
                 return earlier
-            if self._redis is not None:
-                key = self._decision_key(review_id)
-                try:
-                    won = await self._redis.set(
-                        key, decision.to_json(), nx=True, ex=DECISION_TTL_SECONDS
-                    )
-                    if not won:
-                        raw = await self._redis.get(key)
-                        if raw is not None:
-                            return Decision.from_json(raw)
-                except RedisError:
-                    logger.warning(
-                        "review guard: Redis failed, deciding %s in this process only",
-                        review_id,
-                        exc_info=True,
-                    )
+            key, value, redis = self._decision_key(review_id), decision.to_json(), self._redis
+            try:
+                if redis is not None and not await redis.run(
+                    lambda: redis.client.set(key, value, nx=True, ex=DECISION_TTL_SECONDS)
+                ):
+                    raw = await redis.run(lambda: redis.client.get(key))
+                    if raw is not None:
+                        return Decision.from_json(raw)
+            except RedisUnavailable:
+                logger.info("review guard: deciding %s in this process only", review_id)
             self._remember(self._decisions, review_id, decision)
             return None
 
@@ -254,75 +251,45 @@ class ReviewState:
         if key in self._marks:
             return False
         self._remember(self._marks, key, None)
-        if self._redis is not None:
-            try:
-                return bool(
-                    await self._redis.set(f"{self._prefix}once:{key}", "1", nx=True, ex=ttl_seconds)
-                )
-            except RedisError:
-                logger.warning("review guard: Redis failed, %s checked in this process", key)
-        return True
+        once = f"{self._prefix}once:{key}"
+        return bool(await self._shared(lambda r: r.set(once, "1", nx=True, ex=ttl_seconds), True))
 
     async def release(self, review_id: str) -> None:
         """Undo a claim whose decision could not be delivered, so it can be tried again."""
         self._decisions.pop(review_id, None)
-        if self._redis is not None:
-            try:
-                await self._redis.delete(self._decision_key(review_id))
-            except RedisError:
-                logger.warning("review guard: could not release %s", review_id, exc_info=True)
+        key = self._decision_key(review_id)
+        await self._shared(lambda r: r.delete(key), 0)
 
     async def decision(self, review_id: str) -> Decision | None:
-        if self._redis is not None:
-            try:
-                raw = await self._redis.get(self._decision_key(review_id))
-                if raw is not None:
-                    return Decision.from_json(raw)
-            except RedisError:
-                logger.warning("review guard: Redis failed reading %s", review_id, exc_info=True)
-        return self._decisions.get(review_id)
+        key = self._decision_key(review_id)
+        raw = await self._shared(lambda r: r.get(key), None)
+        return Decision.from_json(raw) if raw is not None else self._decisions.get(review_id)
 
     async def open(self, review: OpenReview) -> None:
-        self._open[review.ticket.review_id] = review
-        if self._redis is not None:
-            try:
-                await self._redis.hset(self._open_key, review.ticket.review_id, review.to_json())
-            except RedisError:
-                logger.warning("review list: Redis failed saving %s", review.ticket.review_id)
+        review_id, value = review.ticket.review_id, review.to_json()
+        self._open[review_id] = review
+        await self._shared(lambda r: r.hset(self._open_key, review_id, value), 0)
 
     async def get(self, review_id: str) -> OpenReview | None:
-        if self._redis is not None:
-            try:
-                raw = await self._redis.hget(self._open_key, review_id)
-                if raw is not None:
-                    return OpenReview.from_json(raw)
-            except RedisError:
-                logger.warning("review list: Redis failed reading %s", review_id, exc_info=True)
-        return self._open.get(review_id)
+        raw = await self._shared(lambda r: r.hget(self._open_key, review_id), None)
+        return OpenReview.from_json(raw) if raw is not None else self._open.get(review_id)
 
     async def close(self, review_id: str) -> None:
         self._open.pop(review_id, None)
-        if self._redis is not None:
-            try:
-                await self._redis.hdel(self._open_key, review_id)
-            except RedisError:
-                logger.warning("review list: Redis failed closing %s", review_id, exc_info=True)
+        await self._shared(lambda r: r.hdel(self._open_key, review_id), 0)
 
     async def pending(self) -> list[OpenReview]:
-        """Open reviews, oldest first."""
+        """Open reviews, oldest first (this process's own when Redis is unset or down)."""
+        stored = await self._shared(lambda r: r.hgetall(self._open_key), None)
         reviews = dict(self._open)
-        if self._redis is not None:
-            try:
-                raw = await self._redis.hgetall(self._open_key)
-                reviews = {}
-                for value in raw.values():
-                    review = OpenReview.from_json(value)
-                    reviews[review.ticket.review_id] = review
-            except RedisError:
-                logger.warning("review list: Redis failed listing", exc_info=True)
+        if stored is not None:
+            reviews = {}
+            for value in stored.values():
+                review = OpenReview.from_json(value)
+                reviews[review.ticket.review_id] = review
         return sorted(reviews.values(), key=lambda review: review.ticket.created)
 
     async def aclose(self) -> None:
-        """Closes the Redis client only if this object made it (``from_url``)."""
+        """Closes the Redis client only if this object was told it owns it."""
         if self._redis is not None and self._owns_client:
             await self._redis.aclose()

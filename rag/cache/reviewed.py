@@ -7,9 +7,9 @@ index, ``provenance.reviewed_by/at`` set — until any source it cites changes o
 A rejected draft is remembered by its content hash, so :meth:`ReviewedAnswers.is_rejected`
 stops the pipeline from queueing the very same draft for review again.
 
-Storage is a three-method :class:`Store` (Redis in production, a dict in one process).
-Store trouble never reaches the asker: lookups degrade to "nothing reviewed", writes report
-``False`` and log the traceback.
+Storage is a three-method :class:`Store` (the shared :class:`GuardedRedis` in production, a
+dict in one process). Store trouble never reaches the asker: lookups degrade to "nothing
+reviewed", writes report ``False``; the Redis policy's breaker logs the outage once.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from redis.asyncio import Redis
-from redis.exceptions import RedisError
 
 from rag.cache.answers import normalize_question
+from rag.cache.breaker import GuardedRedis, RedisUnavailable
 from rag.chunks import Chunk, content_hash
 from rag.results import Answer, Hit, Provenance
 
@@ -37,9 +37,6 @@ FORMAT_VERSION = 1
 """Version of the stored JSON; records of another version are ignored (asked again)."""
 
 DEFAULT_PREFIX = "citebot:reviewed:"
-REDIS_TIMEOUT = 0.5
-"""Seconds to wait for Redis before answering as if nothing were reviewed (a stalled Redis
-must not hold up every question)."""
 
 _MARKER = re.compile(r"[\[［【]\s*(\d+(?:\s*[,，、\-–]\s*\d+)*)\s*[\]］】]")
 _SEPARATOR = re.compile(r"\s*[,，、]\s*")
@@ -80,24 +77,26 @@ class MemoryStore:
 
 
 class RedisStore:
-    """Over a Redis client; closes it on :meth:`aclose` only when it owns it (``from_url``),
-    so a client shared with the dedupe and review state is closed by whoever made it."""
+    """Over the shared Redis (a bare client gets its own policy); raises RedisUnavailable.
+    Closes the client on :meth:`aclose` only when told it owns it, so a client shared with the
+    dedupe and review state is closed by whoever made it."""
 
-    def __init__(self, client: Redis, *, owns_client: bool = False) -> None:
-        self._client = client
+    def __init__(self, client: Redis | GuardedRedis, *, owns_client: bool = False) -> None:
+        self._redis = client if isinstance(client, GuardedRedis) else GuardedRedis(client)
         self._owns_client = owns_client
 
     async def get(self, key: str) -> str | None:
-        value = await self._client.get(key)
+        value = await self._redis.run(lambda: self._redis.client.get(key))
         if value is None:
             return None
         return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
     async def set(self, key: str, value: str, *, ttl_seconds: int | None) -> None:
-        await self._client.set(key, value, ex=ttl_seconds)
+        await self._redis.run(lambda: self._redis.client.set(key, value, ex=ttl_seconds))
 
     async def aclose(self) -> None:
-        await self._client.aclose()
+        if self._owns_client:
+            await self._redis.aclose()
 
 
 def _digest(*parts: str) -> str:
@@ -194,16 +193,6 @@ class ReviewedAnswers:
     def in_memory(cls, **options: Any) -> ReviewedAnswers:
         return cls(MemoryStore(), **options)
 
-    @classmethod
-    def from_url(cls, redis_url: str | None, **options: Any) -> ReviewedAnswers:
-        """Redis when REDIS_URL is set, else in-process (single process only)."""
-        if redis_url is None:
-            return cls.in_memory(**options)
-        client = Redis.from_url(
-            redis_url, socket_connect_timeout=REDIS_TIMEOUT, socket_timeout=REDIS_TIMEOUT
-        )
-        return cls(RedisStore(client, owns_client=True), **options)
-
     def _answer_key(self, question: str, scope: str) -> str:
         return f"{self._prefix}answer:{question_digest(question, scope)}"
 
@@ -214,9 +203,8 @@ class ReviewedAnswers:
     async def lookup(self, question: str, *, scope: str, index: ChunkSource) -> Answer | None:
         try:
             raw = await self._store.get(self._answer_key(question, scope))
-        except RedisError:
-            logger.warning("reviewed answers unavailable; answering normally", exc_info=True)
-            return None
+        except RedisUnavailable:
+            return None  # answered normally; the breaker has logged the outage
         record = None if raw is None else _decode(raw)
         if record is None:
             return None
@@ -225,9 +213,8 @@ class ReviewedAnswers:
     async def is_rejected(self, question: str, *, scope: str, draft: str) -> bool:
         try:
             raw = await self._store.get(self._rejection_key(question, scope, draft))
-        except RedisError:
-            logger.warning("reviewed answers unavailable; treating draft as new", exc_info=True)
-            return False
+        except RedisUnavailable:
+            return False  # treated as a new draft; the breaker has logged the outage
         return raw is not None
 
     async def approve(
@@ -247,8 +234,8 @@ class ReviewedAnswers:
         record = _encode(question, text, sources, reviewer, at)
         try:
             await self._store.set(self._answer_key(question, scope), record, ttl_seconds=self._ttl)
-        except RedisError:
-            logger.exception("could not store the reviewed answer for %s", reviewer)
+        except RedisUnavailable:
+            logger.warning("could not store the reviewed answer by %s", reviewer)
             return False
         return True
 
@@ -263,8 +250,8 @@ class ReviewedAnswers:
                 value,
                 ttl_seconds=self._rejection_ttl,
             )
-        except RedisError:
-            logger.exception("could not store the rejection by %s", reviewer)
+        except RedisUnavailable:
+            logger.warning("could not store the rejection by %s", reviewer)
             return False
         return True
 

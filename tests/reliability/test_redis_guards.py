@@ -13,11 +13,11 @@ import logging
 from collections.abc import AsyncIterator
 
 import pytest
-from redis.asyncio import Redis
 
 from bot.__main__ import redis_client
 from bot.dedupe import Dedupe, event_key, message_key
 from bot.review.state import Decision, ReviewState
+from rag import GuardedRedis
 from tests.fakes.redis_server import OwnRedis, free_port
 
 TWIN = (event_key("Ev1"), message_key("C1", "1.0001"))
@@ -25,7 +25,7 @@ OTHER_TWIN = (event_key("Ev2"), message_key("C1", "1.0001"))
 
 
 @pytest.fixture
-async def dead_redis() -> AsyncIterator[Redis]:
+async def dead_redis() -> AsyncIterator[GuardedRedis]:
     """The production client configuration aimed at a port nobody listens on."""
     client = redis_client(f"redis://127.0.0.1:{free_port()}/0")
     assert client is not None
@@ -34,7 +34,7 @@ async def dead_redis() -> AsyncIterator[Redis]:
 
 
 @pytest.fixture
-async def live_redis(own_redis: OwnRedis) -> AsyncIterator[Redis]:
+async def live_redis(own_redis: OwnRedis) -> AsyncIterator[GuardedRedis]:
     client = redis_client(own_redis.url)
     assert client is not None
     yield client
@@ -42,7 +42,7 @@ async def live_redis(own_redis: OwnRedis) -> AsyncIterator[Redis]:
 
 
 async def test_twin_deliveries_racing_while_redis_is_down_are_answered_once(
-    dead_redis: Redis,
+    dead_redis: GuardedRedis,
 ) -> None:
     dedupe = Dedupe(dead_redis)
     verdicts = await asyncio.gather(dedupe.claim(*TWIN), dedupe.claim(*OTHER_TWIN))
@@ -50,7 +50,7 @@ async def test_twin_deliveries_racing_while_redis_is_down_are_answered_once(
 
 
 async def test_a_retry_racing_its_first_delivery_while_redis_is_down_is_answered_once(
-    dead_redis: Redis,
+    dead_redis: GuardedRedis,
 ) -> None:
     dedupe = Dedupe(dead_redis)
     verdicts = await asyncio.gather(*(dedupe.claim(*TWIN) for _ in range(4)))
@@ -58,18 +58,19 @@ async def test_a_retry_racing_its_first_delivery_while_redis_is_down_is_answered
 
 
 async def test_unreachable_redis_at_start_still_answers_new_questions_and_logs_it(
-    dead_redis: Redis, caplog: pytest.LogCaptureFixture
+    dead_redis: GuardedRedis, caplog: pytest.LogCaptureFixture
 ) -> None:
     dedupe = Dedupe(dead_redis)
     with caplog.at_level(logging.WARNING, logger="bot.dedupe"):
         assert await dedupe.claim(*TWIN)
         assert await dedupe.claim(event_key("Ev3"), message_key("C1", "1.0003"))
     assert dedupe.fallbacks == 2
-    assert any("Redis unavailable" in r.getMessage() for r in caplog.records)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len([w for w in warnings if "unavailable" in w]) == 1  # once per outage
 
 
 async def test_a_retry_after_redis_restarted_empty_is_not_answered_again(
-    own_redis: OwnRedis, live_redis: Redis
+    own_redis: OwnRedis, live_redis: GuardedRedis
 ) -> None:
     dedupe = Dedupe(live_redis)
     assert await dedupe.claim(*TWIN)
@@ -81,12 +82,15 @@ async def test_a_retry_after_redis_restarted_empty_is_not_answered_again(
 
 
 async def test_dedupe_uses_redis_again_once_it_is_back(
-    own_redis: OwnRedis, live_redis: Redis
+    own_redis: OwnRedis, live_redis: GuardedRedis
 ) -> None:
-    dedupe = Dedupe(live_redis, prefix="rel:dedupe:")
+    now = [0.0]
+    shared = GuardedRedis(live_redis.client, clock=lambda: now[0])
+    dedupe = Dedupe(shared, prefix="rel:dedupe:")
     own_redis.kill()
     assert await dedupe.claim(event_key("Ev4"), message_key("C1", "1.0004"))
     own_redis.start()
+    now[0] += shared.breaker.cooldown_seconds  # the breaker lets one call probe Redis again
     assert await dedupe.claim(event_key("Ev5"), message_key("C1", "1.0005"))
     other_process = Dedupe(live_redis, prefix="rel:dedupe:")
     assert not await other_process.claim(event_key("Ev5"), message_key("C1", "1.0005"))
@@ -97,7 +101,9 @@ def decision(reviewer: str) -> Decision:
     return Decision("approved", reviewer, 1_700_000_000.0)
 
 
-async def test_two_approvals_racing_while_redis_is_down_apply_once(dead_redis: Redis) -> None:
+async def test_two_approvals_racing_while_redis_is_down_apply_once(
+    dead_redis: GuardedRedis,
+) -> None:
     state = ReviewState(dead_redis, prefix="rel:review:")
     outcomes = await asyncio.gather(
         state.claim("r1", decision("UALICE")), state.claim("r1", decision("UBOB"))
@@ -108,7 +114,7 @@ async def test_two_approvals_racing_while_redis_is_down_apply_once(dead_redis: R
 
 
 async def test_a_decision_made_before_redis_died_still_wins_while_it_is_down(
-    own_redis: OwnRedis, live_redis: Redis
+    own_redis: OwnRedis, live_redis: GuardedRedis
 ) -> None:
     state = ReviewState(live_redis, prefix="rel:review:")
     assert await state.claim("r2", decision("UALICE")) is None
@@ -117,7 +123,9 @@ async def test_a_decision_made_before_redis_died_still_wins_while_it_is_down(
     assert earlier == decision("UALICE")
 
 
-async def test_the_review_guard_loser_learns_the_winner_from_redis(live_redis: Redis) -> None:
+async def test_the_review_guard_loser_learns_the_winner_from_redis(
+    live_redis: GuardedRedis,
+) -> None:
     one, two = (ReviewState(live_redis, prefix="rel:review:") for _ in range(2))
     assert await one.claim("r3", decision("UALICE")) is None
     earlier = await two.claim("r3", decision("UBOB"))

@@ -11,6 +11,7 @@ import pytest
 from redis.asyncio import Redis
 
 from rag.cache.answers import normalize_question
+from rag.cache.breaker import GuardedRedis
 from rag.cache.reviewed import (
     MemoryStore,
     RedisStore,
@@ -202,13 +203,14 @@ def test_question_normalisation_ignores_width_case_space_and_final_punctuation()
     assert normalize_question("  Annual   LEAVE？ ") == normalize_question("annual leave?")
 
 
-async def test_from_url_without_redis_is_in_process_and_with_it_uses_redis(
-    redis_url: str,
-) -> None:
-    local = ReviewedAnswers.from_url(None)
-    await local.approve("q", scope="all", text="t", sources=(), reviewer="U", at=AT)
-    assert await local.lookup("q", scope="all", index=FakeIndex()) is not None
-
-    shared = ReviewedAnswers.from_url(redis_url, prefix=f"test:reviewed:{uuid.uuid4().hex}:")
-    assert not await shared.is_rejected("q", scope="all", draft="d")
-    await shared.aclose()
+async def test_an_open_breaker_on_the_shared_client_skips_redis_without_waiting() -> None:
+    now = [0.0]
+    shared = GuardedRedis.from_url("redis://127.0.0.1:1/0", clock=lambda: now[0])
+    reviewed = ReviewedAnswers(RedisStore(shared, owns_client=True))
+    assert not await reviewed.is_rejected("q", scope="all", draft="d")  # fails: breaker opens
+    assert shared.breaker.down
+    calls: list[str] = []
+    shared.client.get = lambda *args, **kwargs: calls.append("get")  # type: ignore[method-assign]
+    assert await reviewed.lookup("q", scope="all", index=FakeIndex()) is None
+    assert calls == []  # skipped for the cooldown, not tried and timed out
+    await reviewed.aclose()
