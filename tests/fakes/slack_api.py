@@ -205,15 +205,6 @@ class FakeSlackApi:
         await self.wait_until(enough, within=within)
         return self._select(channel)
 
-    async def settled(self, quiet: float = 0.05) -> None:
-        """A tiny bounded wait for "nothing more happens": returns after ``quiet`` seconds
-        with no new call (at most 40 such periods)."""
-        for _ in range(40):
-            seen = len(self.calls)
-            await asyncio.sleep(quiet)
-            if len(self.calls) == seen:
-                return
-
     def _select(self, channel: str | None) -> list[Message]:
         return self.messages if channel is None else self.in_channel(channel)
 

@@ -1,5 +1,6 @@
-"""The production web app (``bot.__main__.create_web_app``) served on a free port for the
-reliability suite, with secrets that look like secrets so tests can scan for them.
+"""The production web app, composed from an environment as ``python -m bot`` does
+(:func:`tests.scenarios.harness.compose`), served on a free port for the reliability suite,
+with secrets that look like secrets so tests can scan for them.
 
 Unlike the scenario harness it can run over a real Redis (answer cache, dedupe, review state,
 reviewed answers all sharing the production client configuration) and any chat model, and
@@ -20,18 +21,17 @@ import aiohttp
 from langchain_core.language_models import BaseChatModel
 from slack_sdk.signature import SignatureVerifier
 
-from bot.__main__ import create_web_app, redis_client, reviewed_answers
-from bot.settings import BotSettings
-from bot.slack.client import RateLimitRetry
 from rag.cache.answers import AnswerCache, MemoryCache
 from rag.cache.redis_backend import RedisCache
+from rag.cache.reviewed import ReviewedAnswers
 from rag.generate.llm import Generator
 from rag.generate.retry import RetryPolicy
 from rag.pipeline import Pipeline
 from rag.search.index import Index
 from rag.settings import Settings
+from tests.fakes.handled import Handled
 from tests.fakes.slack_api import FakeSlackApi
-from tests.scenarios.harness import counting, serving, threshold
+from tests.scenarios.harness import bot_env, compose, counting, threshold
 
 BOT_TOKEN = "xoxb-4711-reliability-BOTTOKENSECRET"
 SIGNING_SECRET = "reliability-SIGNINGSECRET-9f3a"
@@ -58,6 +58,11 @@ def sign(
 class Bot:
     url: str
     http: aiohttp.ClientSession
+    handled: Handled
+
+    async def idle(self) -> None:
+        """Once every request sent so far has been handled: nothing more will be sent."""
+        await self.handled.idle()
 
     async def post(self, body: bytes, headers: dict[str, str]) -> int:
         async with self.http.post(f"{self.url}/slack/events", data=body, headers=headers) as r:
@@ -102,36 +107,34 @@ async def serve(
 
     The gate defaults to the scenario harness's, derived from the index (between its in-KB and
     out-of-KB sample questions)."""
-    redis = redis_client(redis_url)
-    reviewed = reviewed_answers(redis)
-    cache: AnswerCache = (
-        MemoryCache() if redis_url is None else RedisCache.from_url(redis_url, prefix="rel:")
+    env = bot_env(
+        slack,
+        SLACK_SIGNING_SECRET=SIGNING_SECRET,
+        SLACK_BOT_TOKEN=BOT_TOKEN,
+        LLM_API_KEY=LLM_API_KEY,
+        LLM_MODEL="test-model",
+        REVIEWERS=REVIEWER,
+        REVIEW_CHANNEL=REVIEW_CHANNEL,
     )
-    pipeline = Pipeline(
-        index=index,
-        generator=Generator(model or counting(), RetryPolicy(max_attempts=attempts, sleep=no_wait)),
-        cache=cache,
-        min_score=threshold(index) if min_score is None else min_score,
-        reviewed=reviewed,
-    )
-    settings = BotSettings(
-        rag=Settings(llm_api_key=LLM_API_KEY, redis_url=redis_url),
-        bot_token=BOT_TOKEN,
-        signing_secret=SIGNING_SECRET,
-        api_url=slack.url,
-        review_channel=REVIEW_CHANNEL,
-        reviewers=(REVIEWER,),
-    )
-    app = create_web_app(
-        settings,
-        pipeline=pipeline,
-        redis=redis,
-        reviewed=reviewed,
-        rate_limit=RateLimitRetry(sleep=no_wait, jitter=0),
-        with_review=with_review,
-    )
-    async with serving(app) as (url, http):
-        yield Bot(url, http)
+    if redis_url is not None:
+        env["REDIS_URL"] = redis_url
+
+    def pipeline(settings: Settings, reviewed: ReviewedAnswers) -> Pipeline:
+        cache: AnswerCache = (
+            MemoryCache() if redis_url is None else RedisCache.from_url(redis_url, prefix="rel:")
+        )
+        return Pipeline(
+            index=index,
+            generator=Generator(
+                model or counting(), RetryPolicy(max_attempts=attempts, sleep=no_wait)
+            ),
+            cache=cache,
+            min_score=threshold(index) if min_score is None else min_score,
+            reviewed=reviewed,
+        )
+
+    async with compose(env, pipeline=pipeline, with_review=with_review) as served:
+        yield Bot(served.url, served.http, served.handled)
 
 
 def everything_posted(slack: FakeSlackApi) -> str:

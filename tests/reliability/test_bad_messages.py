@@ -21,7 +21,7 @@ from rag.messages import REFUSAL
 from rag.pipeline import MAX_QUESTION_CHARS
 from rag.search.index import Index
 from tests.fakes.chat_model import ScriptedChatModel
-from tests.fakes.slack_api import BOT_USER_ID, FakeSlackApi, Message
+from tests.fakes.slack_api import BOT_USER_ID, FakeSlackApi
 from tests.reliability.app import Bot, everything_posted, serve
 from tests.scenarios.harness import ALICE, CHANNEL, envelope, mention, new_ts
 
@@ -40,19 +40,13 @@ def rules_in(text: str) -> list[str]:
 
 
 async def only_reply(bot: Bot, slack: FakeSlackApi, event: dict[str, Any]) -> str:
-    """Send ``event``; the one message the bot leaves in its thread once all is quiet."""
+    """Send ``event``; the one message the bot leaves in its thread once it is handled."""
     assert await bot.send(envelope(event)) == 200
     ts = event["ts"]
 
-    def final() -> bool:
-        return any(m.text != WORKING["zh"] and m.text != WORKING["en"] for m in thread())
-
-    def thread() -> list[Message]:
-        return slack.thread(CHANNEL, ts)
-
-    await slack.wait_until(final)
-    await slack.settled()
-    [reply] = thread()
+    await bot.idle()
+    [reply] = slack.thread(CHANNEL, ts)
+    assert reply.text not in (WORKING["zh"], WORKING["en"])
     assert "Traceback" not in reply.text
     assert "Traceback" not in str(reply.blocks)
     return reply.text
@@ -123,7 +117,7 @@ async def test_a_channel_message_mentioning_someone_else_gets_no_reply(
     }
     async with serve(slack_api, index=docs_index) as bot:
         assert await bot.send(envelope(event)) == 200
-        await slack_api.settled()
+        await bot.idle()
     assert slack_api.messages == []
 
 

@@ -29,18 +29,17 @@ def stopped_redis() -> OwnRedis:
     return OwnRedis(password=REDIS_PASSWORD)
 
 
-async def replies_to(slack: FakeSlackApi, ts: str) -> list[str]:
-    await slack.settled()
+async def replies_to(bot: Bot, slack: FakeSlackApi, ts: str) -> list[str]:
+    """The bot's messages in the thread of ``ts`` once all it was sent has been handled."""
+    await bot.idle()
     return [m.text for m in slack.thread(CHANNEL, ts)]
 
 
 async def ask(bot: Bot, slack: FakeSlackApi, question: str) -> tuple[dict[str, Any], str]:
     """A mention, answered (placeholder replaced): the event and the final text."""
     event = envelope(mention(question))
-    updates = len(slack.calls_to("chat.update"))
     assert await bot.send(event) == 200
-    await slack.wait_until(lambda: len(slack.calls_to("chat.update")) > updates)
-    [reply] = await replies_to(slack, event["event"]["ts"])
+    [reply] = await replies_to(bot, slack, event["event"]["ts"])
     return event, reply
 
 
@@ -87,10 +86,10 @@ async def test_retries_and_twins_of_an_answered_question_get_no_second_reply_whe
             stopped_redis.kill()
             assert await bot.send(event, retry_num=1) == 200
             assert await bot.send(twin(event)) == 200
-            assert len(await replies_to(slack_api, ts)) == 1
+            assert len(await replies_to(bot, slack_api, ts)) == 1
             stopped_redis.start()  # back, and empty
             assert await bot.send(event, retry_num=2) == 200
-            assert len(await replies_to(slack_api, ts)) == 1
+            assert len(await replies_to(bot, slack_api, ts)) == 1
     finally:
         stopped_redis.kill()
     assert len(slack_api.calls_to("chat.postMessage")) == 1
@@ -105,8 +104,7 @@ async def test_twins_arriving_together_while_redis_is_down_get_one_reply(
             bot.send(event), bot.send(twin(event)), bot.send(event, retry_num=1)
         )
         assert list(statuses) == [200, 200, 200]
-        await slack_api.wait_until(lambda: len(slack_api.calls_to("chat.update")) >= 1)
-        assert len(await replies_to(slack_api, event["event"]["ts"])) == 1
+        assert len(await replies_to(bot, slack_api, event["event"]["ts"])) == 1
     assert len(slack_api.calls_to("chat.postMessage")) == 1
     assert event["event"]["user"] == ALICE
     assert f"<@{BOT_USER_ID}>" in event["event"]["text"]
@@ -123,8 +121,8 @@ async def test_reviewers_racing_while_redis_is_down_send_the_draft_once(
         ) as bot:
             event = envelope(mention(IN_KB))
             assert await bot.send(event) == 200
-            [card] = await slack_api.wait_for_messages(1, channel=REVIEW_CHANNEL)
-            await slack_api.settled()
+            await bot.idle()
+            [card] = slack_api.in_channel(REVIEW_CHANNEL)
             stopped_redis.kill()
             approve = next(
                 element
@@ -145,8 +143,8 @@ async def test_reviewers_racing_while_redis_is_down_send_the_draft_once(
             ]
             statuses = await asyncio.gather(*(bot.click(click) for click in clicks))
             assert list(statuses) == [200, 200, 200]
-            await slack_api.wait_until(lambda: card.edits >= 1)
-            await slack_api.settled()
+            await bot.idle()
+            assert card.edits >= 1
     finally:
         stopped_redis.kill()
     thread = slack_api.thread(CHANNEL, event["event"]["ts"])

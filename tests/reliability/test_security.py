@@ -91,7 +91,7 @@ async def test_unsigned_forged_and_replayed_requests_get_401_and_cause_no_slack_
             name: await bot.post(body, {"Content-Type": content_type, **headers})
             for name, headers in forged_headers(body).items()
         }
-        await slack_api.settled()
+        await bot.idle()
         assert [call.method for call in slack_api.calls] == []
         assert set(statuses.values()) == {401}, statuses
         assert await bot.post(body, {"Content-Type": content_type, **sign(body)}) != 401
@@ -104,16 +104,17 @@ async def test_a_signed_event_replayed_within_five_minutes_is_not_answered_again
     headers = {"Content-Type": "application/json", **sign(body)}
     async with serve(slack_api, index=docs_index) as bot:
         assert await bot.post(body, headers) == 200
-        await slack_api.wait_until(lambda: len(slack_api.calls_to("chat.update")) == 1)
+        await bot.idle()
+        assert len(slack_api.calls_to("chat.update")) == 1
         assert await bot.post(body, headers) == 200
-        await slack_api.settled()
+        await bot.idle()
     assert len(slack_api.messages) == 1
 
 
 async def review_card(bot: Bot, slack: FakeSlackApi) -> Message:
     assert await bot.send(envelope(mention(IN_KB))) == 200
-    [card] = await slack.wait_for_messages(1, channel=REVIEW_CHANNEL)
-    await slack.settled()
+    await bot.idle()
+    [card] = slack.in_channel(REVIEW_CHANNEL)
     return card
 
 
@@ -151,8 +152,9 @@ async def test_review_buttons_and_app_home_do_nothing_for_a_non_reviewer(
             "event_ts": "1.0",
         }
         assert await bot.send(envelope(home)) == 200
-        await slack_api.wait_until(lambda: len(slack_api.ephemerals) == 3 and bool(slack_api.views))
-        await slack_api.settled()
+        await bot.idle()
+        assert len(slack_api.ephemerals) == 3
+        assert slack_api.views
     assert {e.user for e in slack_api.ephemerals} == {OUTSIDER}
     assert [(m.channel, m.ts, m.text, m.edits) for m in slack_api.messages] == before
     assert slack_api.calls_to("views.open") == []
@@ -187,7 +189,7 @@ async def test_a_modal_submitted_by_a_non_reviewer_is_refused_and_changes_nothin
             "view": {**slack_api.views[0], "state": {"values": values}, "team_id": TEAM_ID},
         }
         status, body = await bot.interact(submission)
-        await slack_api.settled()
+        await bot.idle()
     assert status == 200
     errors = json.loads(body)["errors"]
     assert any("复核人员" in text for text in errors.values())  # "only reviewers can …"
@@ -212,14 +214,13 @@ async def test_no_secret_reaches_logs_slack_or_healthz_through_a_rough_conversat
             async with serve(slack_api, index=docs_index, model=model, redis_url=redis.url) as bot:
                 for question in QUESTIONS[:4]:
                     assert await bot.send(envelope(mention(question))) == 200
-                    await slack_api.wait_until(lambda: len(slack_api.calls_to("chat.update")) > 0)
-                    await slack_api.settled()
+                    await bot.idle()
                 redis.kill()
                 slack_api.fail("chat.postMessage", "invalid_auth")
                 slack_api.fail("chat.update", "msg_too_long")
                 for question in QUESTIONS[4:]:
                     assert await bot.send(envelope(mention(question))) == 200
-                    await slack_api.settled()
+                    await bot.idle()
                 _, health = await bot.get("/healthz")
         assert len(llm.requests) >= 4
         assert all(r.authorization == f"Bearer {LLM_API_KEY}" for r in llm.requests)

@@ -33,12 +33,7 @@ async def answered(bot: Bot, slack: FakeSlackApi, question: str = IN_KB) -> str:
     assert await bot.send(envelope(event)) == 200
     ts = event["ts"]
 
-    def done() -> bool:
-        thread = slack.thread(CHANNEL, ts)
-        return any(m.text and m.text != WORKING["zh"] for m in thread)
-
-    await slack.wait_until(done)
-    await slack.settled()
+    await bot.idle()
     return next(m.text for m in slack.thread(CHANNEL, ts) if m.text != WORKING["zh"])
 
 
@@ -51,8 +46,8 @@ async def test_a_channel_the_bot_cannot_post_in_is_logged_and_the_next_question_
     async with serve(slack_api, index=docs_index) as bot:
         with caplog.at_level(logging.INFO):
             assert await bot.send(event) == 200
-            await slack_api.wait_until(lambda: len(slack_api.calls_to("chat.postMessage")) == 1)
-            await slack_api.settled()
+            await bot.idle()
+            assert len(slack_api.calls_to("chat.postMessage")) == 1
             assert slack_api.messages == []
             assert "[1]" in await answered(bot, slack_api)
     text = logged(caplog)
@@ -128,8 +123,8 @@ async def test_an_expired_trigger_on_edit_tells_the_reviewer_and_decides_nothing
                 user=REVIEWER,
             )
             assert await bot.click(click) == 200
-            await slack_api.wait_until(lambda: len(slack_api.ephemerals) == 1)
-            await slack_api.settled()
+            await bot.idle()
+            assert len(slack_api.ephemerals) == 1
         assert [c.response.get("error") for c in slack_api.calls_to("views.open")] == [
             "expired_trigger_id"
         ]

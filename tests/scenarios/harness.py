@@ -1,9 +1,14 @@
 """Drive the real bot like Slack does: signed HTTP requests in, the fake Web API watching out.
 
-:func:`start_bot` starts the production aiohttp application (``bot.__main__.create_web_app``)
-on a free 127.0.0.1 port, pointed at a :class:`~tests.fakes.slack_api.FakeSlackApi` through
-SLACK_API_URL, over a pipeline built from the sample docs/ with test-speed embeddings and a
-chat model the test chooses. :class:`RunningBot` signs and sends events and clicks.
+:func:`compose` builds the app as ``python -m bot`` does — settings read from an environment
+mapping (:func:`bot_env`: HTTP mode, ``SLACK_API_URL`` at a
+:class:`~tests.fakes.slack_api.FakeSlackApi`), Redis client, reviewed answers, pipeline,
+``bot.__main__.create_web_app`` — and serves it on a free 127.0.0.1 port. A test may hand it a
+pipeline (:func:`hashing_pipeline`: the sample docs/ with test-speed embeddings and a chat model
+the test chooses); without one it is ``rag.build_pipeline``'s, from the settings. :func:`start_bot`
+is the short form, and :class:`RunningBot` signs and sends events and clicks; ``await bot.idle()``
+returns once everything sent has been handled (:mod:`tests.fakes.handled`), so a test asserts
+"nothing else was sent" without waiting for a quiet window.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import itertools
 import json
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,9 +32,11 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 from slack_sdk.signature import SignatureVerifier
 
-from bot.__main__ import create_web_app
+from bot.__main__ import ClosablePipeline, create_web_app, redis_client, reviewed_answers
 from bot.settings import BotSettings
 from bot.slack.client import RateLimitRetry
+from bot.slack.server import BOLT
+from rag import build_pipeline, secret
 from rag.cache.answers import MemoryCache
 from rag.cache.reviewed import ReviewedAnswers
 from rag.generate.extractive import ExtractiveChatModel
@@ -40,6 +47,7 @@ from rag.pipeline import Pipeline
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.index import Index
 from rag.settings import Settings
+from tests.fakes.handled import Handled
 from tests.fakes.slack_api import BOT_ID, BOT_TOKEN, BOT_USER_ID, TEAM_ID, FakeSlackApi
 
 SIGNING_SECRET = "test-signing-secret-citebot"
@@ -170,6 +178,11 @@ def direct(text: str, **extra: Any) -> dict[str, Any]:
 class RunningBot:
     url: str
     http: aiohttp.ClientSession
+    handled: Handled
+
+    async def idle(self) -> None:
+        """Once every request sent so far has been handled: nothing more will be sent."""
+        await self.handled.idle()
 
     async def post(self, body: bytes, headers: dict[str, str]) -> aiohttp.ClientResponse:
         async with self.http.post(f"{self.url}/slack/events", data=body, headers=headers) as r:
@@ -226,24 +239,104 @@ def button_click(
     }
 
 
+PipelineFactory = Callable[[Settings, ReviewedAnswers], ClosablePipeline]
+"""Builds the answer pipeline from the settings and the reviewed answers the root made (a test's
+chat model and test-speed index); ``None``: ``rag.build_pipeline``, as ``python -m bot`` does."""
+
+
+def bot_env(slack: FakeSlackApi, **extra: str) -> dict[str, str]:
+    """The environment ``python -m bot`` reads for a test: HTTP mode against the fake Slack API,
+    with a review channel (required); ``extra`` adds or overrides variables."""
+    return {
+        "SLACK_BOT_TOKEN": BOT_TOKEN,
+        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+        "SLACK_API_URL": slack.url,
+        "REVIEW_CHANNEL": REVIEW_CHANNEL,
+        **extra,
+    }
+
+
+@dataclass
+class Served:
+    url: str
+    http: aiohttp.ClientSession
+    handled: Handled
+    """Counts the Bolt app's listener runs: ``await handled.idle()`` before asserting that
+    nothing else was sent."""
+
+
 @asynccontextmanager
-async def serving(app: web.Application) -> AsyncIterator[tuple[str, aiohttp.ClientSession]]:
-    """Serve ``app`` over real HTTP on a free loopback port: its base URL and a client."""
+async def compose(
+    env: Mapping[str, str],
+    *,
+    pipeline: PipelineFactory | None = None,
+    with_review: bool = True,
+) -> AsyncIterator[Served]:
+    """The app as ``python -m bot`` composes it from ``env`` (``bot/__main__.py``: settings,
+    Redis client, reviewed answers, pipeline, ``create_web_app``), served on a free port.
+
+    The seams are the ones the composition root has: the pipeline (``pipeline``), the review
+    desk (``with_review``) and Slack's 429 waits (never slept here)."""
+    settings = BotSettings.from_env(env)
+    redis = redis_client(secret(settings.rag.redis_url))
+    reviewed = reviewed_answers(redis)
+    if pipeline is None:
+        answerer: ClosablePipeline = build_pipeline(settings.rag, reviewed=reviewed)
+    else:
+        answerer = pipeline(settings.rag, reviewed)
+    app = create_web_app(
+        settings,
+        pipeline=answerer,
+        redis=redis,
+        reviewed=reviewed,
+        rate_limit=RateLimitRetry(sleep=_no_wait, jitter=0),
+        with_review=with_review,
+    )
+    async with serving(app) as served:
+        yield served
+
+
+@asynccontextmanager
+async def serving(app: web.Application) -> AsyncIterator[Served]:
+    """Serve ``app`` over real HTTP on a free loopback port: its base URL, a client and the
+    count of its listener runs."""
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-    await runner.setup()
+    await runner.setup()  # startup: the Bolt app is built (and Socket Mode connected)
+    handled = Handled()
+    bolt = app[BOLT].bolt
+    assert bolt is not None
+    handled.install(bolt)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     await web.SockSite(runner, sock).start()
     try:
         async with aiohttp.ClientSession() as http:
-            yield f"http://127.0.0.1:{port}", http
+            yield Served(f"http://127.0.0.1:{port}", http, handled)
     finally:
         await runner.cleanup()
 
 
 async def _no_wait(seconds: float) -> None:
     return None
+
+
+def hashing_pipeline(
+    index: Index, *, model: BaseChatModel | None = None, min_score: float | None = None
+) -> PipelineFactory:
+    """A pipeline over ``index`` (test-speed embeddings) with ``model``, gated between the sample
+    questions unless ``min_score`` is given."""
+
+    def build(settings: Settings, reviewed: ReviewedAnswers) -> Pipeline:
+        return Pipeline(
+            index=index,
+            generator=Generator(model or counting(), RetryPolicy(sleep=_no_wait)),
+            cache=MemoryCache(),
+            min_score=threshold(index) if min_score is None else min_score,
+            reviewed=reviewed,
+        )
+
+    return build
 
 
 @asynccontextmanager
@@ -255,28 +348,6 @@ async def start_bot(
     with_review: bool = False,
     min_score: float | None = None,
 ) -> AsyncIterator[RunningBot]:
-    reviewed = ReviewedAnswers.in_memory()
-    pipeline = Pipeline(
-        index=index,
-        generator=Generator(model or counting(), RetryPolicy(sleep=_no_wait)),
-        cache=MemoryCache(),
-        min_score=threshold(index) if min_score is None else min_score,
-        reviewed=reviewed,
-    )
-    settings = BotSettings(
-        rag=Settings(),
-        bot_token=BOT_TOKEN,
-        signing_secret=SIGNING_SECRET,
-        api_url=slack.url,
-        review_channel=REVIEW_CHANNEL,
-    )
-    app = create_web_app(
-        settings,
-        pipeline=pipeline,
-        redis=None,
-        reviewed=reviewed,
-        rate_limit=RateLimitRetry(sleep=_no_wait, jitter=0),
-        with_review=with_review,
-    )
-    async with serving(app) as (url, http):
-        yield RunningBot(url, http)
+    pipeline = hashing_pipeline(index, model=model, min_score=min_score)
+    async with compose(bot_env(slack), pipeline=pipeline, with_review=with_review) as served:
+        yield RunningBot(served.url, served.http, served.handled)

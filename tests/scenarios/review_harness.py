@@ -1,11 +1,12 @@
 """The real app with its review desk over signed HTTP, for the review scenarios.
 
-``ReviewBot`` builds what ``python -m bot`` builds — pipeline (small index, scripted chat model),
-Bolt app (``bot.slack.app.build_app`` with every listener), review desk over a real Redis with a
-per-test key prefix — serves it on a free port behind bolt's two-function aiohttp adapter,
-and sends Slack-shaped, signed requests: mentions, button clicks built from the message the fake
-Slack API stores, modal submissions built from the view it opened. ``restart()`` throws the app
-away and builds a new one over the same Redis and the same Slack, as a deploy would.
+``ReviewBot`` composes the app from an environment as ``python -m bot`` does
+(:func:`tests.scenarios.harness.compose`: review desk, dedupe and reviewed answers over a
+redis-server of the test's own), with a small index and a scripted chat model as its pipeline,
+serves it on a free port, and sends Slack-shaped, signed requests: mentions, button clicks built
+from the message the fake Slack API stores, modal submissions built from the view it opened.
+``restart()`` throws the app away and composes a new one over the same Redis and the same Slack,
+as a deploy would.
 """
 
 from __future__ import annotations
@@ -13,33 +14,26 @@ from __future__ import annotations
 import itertools
 import json
 import time
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-import aiohttp
-from aiohttp import web
 from redis.asyncio import Redis
-from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_sdk.signature import SignatureVerifier
 
-from bot.dedupe import Dedupe
-from bot.review.desk import ReviewDesk
-from bot.review.state import ReviewState
-from bot.slack.app import build_app
-from bot.slack.client import RateLimitRetry, web_client
-from bot.slack.listeners import review
-from bot.slack.review_board import SlackReviewBoard
 from rag.cache.answers import MemoryCache
-from rag.cache.reviewed import RedisStore, ReviewedAnswers
+from rag.cache.reviewed import ReviewedAnswers
 from rag.generate.llm import Generator
 from rag.generate.retry import RetryPolicy
 from rag.ingest.documents import SourceDocument
 from rag.pipeline import Pipeline
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.index import Index
+from rag.settings import Settings
 from tests.fakes.chat_model import ScriptedChatModel
-from tests.fakes.slack_api import BOT_TOKEN, BOT_USER_ID, TEAM_ID, FakeSlackApi, Message
+from tests.fakes.slack_api import BOT_USER_ID, TEAM_ID, FakeSlackApi, Message
+from tests.scenarios.harness import Served, bot_env, compose
 
 SECRET = "review-scenario-signing-secret"
 REVIEW_CHANNEL = "CREVIEW"
@@ -86,23 +80,26 @@ async def _no_sleep(_: float) -> None:
 class ReviewBot:
     slack: FakeSlackApi
     redis_url: str
-    prefix: str
+    """A redis-server of the test's own: the app uses the key names ``python -m bot`` uses."""
     model: ScriptedChatModel
     reviewers: frozenset[str] | None = frozenset({REVIEWER, OTHER_REVIEWER})
-    _runner: web.AppRunner | None = None
-    _session: aiohttp.ClientSession | None = None
-    _closing: list[Any] = field(default_factory=list)
     url: str = ""
-    desk: ReviewDesk | None = None
+    _served: Served | None = None
+    _stack: AsyncExitStack = field(default_factory=AsyncExitStack)
 
-    async def start(self) -> None:
-        client = web_client(
-            BOT_TOKEN, base_url=self.slack.url, rate_limit=RateLimitRetry(sleep=_no_sleep)
+    def env(self) -> dict[str, str]:
+        env = bot_env(
+            self.slack,
+            SLACK_SIGNING_SECRET=SECRET,
+            REVIEW_CHANNEL=REVIEW_CHANNEL,
+            REDIS_URL=self.redis_url,
         )
-        redis = Redis.from_url(self.redis_url)  # one client shared, as python -m bot does
-        reviewed = ReviewedAnswers(RedisStore(redis), prefix=f"{self.prefix}reviewed:")
-        state = ReviewState(redis, prefix=f"{self.prefix}state:")
-        pipeline = Pipeline(
+        if self.reviewers:
+            env["REVIEWERS"] = ",".join(sorted(self.reviewers))
+        return env
+
+    def pipeline(self, settings: Settings, reviewed: ReviewedAnswers) -> Pipeline:
+        return Pipeline(
             index=INDEX,
             generator=Generator(self.model, RetryPolicy(max_attempts=1, sleep=_no_sleep)),
             cache=MemoryCache(),
@@ -110,53 +107,37 @@ class ReviewBot:
             top_k=3,
             reviewed=reviewed,
         )
-        board = SlackReviewBoard(client, REVIEW_CHANNEL)
-        self.desk = ReviewDesk(
-            board, board, state, INDEX, reviewed=reviewed, reviewers=self.reviewers
-        )
-        desk = self.desk
-        bolt = build_app(
-            client=client,
-            signing_secret=SECRET,
-            answerer=pipeline,
-            dedupe=Dedupe(None),
-            review=desk,
-            register_extra=lambda app: review.register(app, desk),
-        )
 
-        async def events(request: web.Request) -> web.Response:
-            return await to_aiohttp_response(
-                await bolt.async_dispatch(await to_bolt_request(request))
-            )
-
-        app = web.Application()
-        app.router.add_post("/slack/events", events)
-        self._runner = web.AppRunner(app)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        port = self._runner.addresses[0][1]
-        self.url = f"http://127.0.0.1:{port}/slack/events"
-        self._session = aiohttp.ClientSession()
-        self._closing = [pipeline, state, client.session, redis]
+    async def start(self) -> None:
+        self._stack = AsyncExitStack()
+        self._served = await self._stack.enter_async_context(
+            compose(self.env(), pipeline=self.pipeline)
+        )
+        self.url = f"{self._served.url}/slack/events"
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-        if self._runner is not None:
-            await self._runner.cleanup()
-        for resource in self._closing:
-            if resource is not None:
-                await (resource.aclose() if hasattr(resource, "aclose") else resource.close())
+        await self._stack.aclose()
+        self._served = None
 
     async def restart(self) -> None:
         await self.close()
         await self.start()
 
+    async def idle(self) -> None:
+        """Once every request sent so far has been handled: nothing more will be sent."""
+        assert self._served is not None
+        await self._served.handled.idle()
+
+    async def flush_redis(self) -> None:
+        """Empty the test's own Redis, as if it had been replaced."""
+        client = Redis.from_url(self.redis_url)
+        await client.flushdb()
+        await client.aclose()
+
     # -- requests as Slack sends them -------------------------------------------------------
 
     async def _send(self, body: str, content_type: str) -> tuple[int, str]:
-        assert self._session is not None
+        assert self._served is not None
         stamp = str(int(time.time()))
         headers = {
             "Content-Type": content_type,
@@ -166,7 +147,8 @@ class ReviewBot:
             )
             or "",
         }
-        async with self._session.post(self.url, data=body.encode(), headers=headers) as response:
+        http = self._served.http
+        async with http.post(self.url, data=body.encode(), headers=headers) as response:
             return response.status, await response.text()
 
     async def _interaction(self, payload: dict[str, Any]) -> tuple[int, str]:

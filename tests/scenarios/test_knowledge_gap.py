@@ -4,11 +4,9 @@ reviewer's answer back to the asker's thread."""
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import AsyncIterator
 
 import pytest
-from redis.asyncio import Redis
 
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.slack_api import FakeSlackApi, Message
@@ -31,17 +29,11 @@ ANSWER = "健身房在 B1，工作日 7:00–22:00 开放。"
 
 
 @pytest.fixture
-async def bot(slack_api: FakeSlackApi, redis_url: str) -> AsyncIterator[ReviewBot]:
-    prefix = f"test:gap-scenario:{uuid.uuid4().hex}:"
-    running = ReviewBot(slack_api, redis_url, prefix, ScriptedChatModel(replies=["[1]"]))
+async def bot(slack_api: FakeSlackApi, own_redis_url: str) -> AsyncIterator[ReviewBot]:
+    running = ReviewBot(slack_api, own_redis_url, ScriptedChatModel(replies=["[1]"]))
     await running.start()
     yield running
     await running.close()
-    client = Redis.from_url(redis_url)
-    keys = [key async for key in client.scan_iter(match=f"{prefix}*")]
-    if keys:
-        await client.delete(*keys)
-    await client.aclose()
 
 
 def has_action(message: Message, action_id: str) -> bool:
@@ -175,7 +167,7 @@ async def test_home_lists_the_open_gap_for_reviewers_only(
     slack_api: FakeSlackApi, bot: ReviewBot
 ) -> None:
     await gap_card_for(slack_api, bot)
-    await slack_api.settled()
+    await bot.idle()
 
     await bot.home_opened(REVIEWER)
     await bot.home_opened(OUTSIDER)

@@ -21,6 +21,7 @@ from tests.scenarios.harness import (
     IN_KB_EN,
     OUT_OF_KB,
     REVIEW_CHANNEL,
+    RunningBot,
     counting,
     direct,
     envelope,
@@ -38,10 +39,9 @@ def _buttons(message: Message) -> list[dict[str, Any]]:
     ]
 
 
-async def _final(slack: FakeSlackApi, updates: int = 1) -> list[Message]:
-    """The bot's messages once the placeholder(s) were replaced and nothing else moves."""
-    await slack.wait_until(lambda: len(slack.calls_to("chat.update")) >= updates)
-    await slack.settled()
+async def _final(bot: RunningBot, slack: FakeSlackApi) -> list[Message]:
+    """The bot's messages once everything sent to it has been handled."""
+    await bot.idle()
     return slack.messages
 
 
@@ -51,7 +51,7 @@ async def test_mention_gets_one_threaded_reply_with_citation_buttons(
     event = mention(IN_KB)
     async with start_bot(slack_api, index=docs_index) as bot:
         response = await bot.send(envelope(event))
-        [reply] = await _final(slack_api)
+        [reply] = await _final(bot, slack_api)
     assert response.status == 200
     assert (reply.channel, reply.thread_ts) == (CHANNEL, event["ts"])
     assert slack_api.calls_to("chat.postMessage")[0].args["text"] == WORKING["zh"]
@@ -67,14 +67,14 @@ async def test_mention_inside_a_thread_is_answered_in_that_thread(
 ) -> None:
     async with start_bot(slack_api, index=docs_index) as bot:
         await bot.send(envelope(mention(IN_KB, thread_ts="1700000000.000001")))
-        [reply] = await _final(slack_api)
+        [reply] = await _final(bot, slack_api)
     assert reply.thread_ts == "1700000000.000001"
 
 
 async def test_direct_message_is_answered(slack_api: FakeSlackApi, docs_index: Index) -> None:
     async with start_bot(slack_api, index=docs_index) as bot:
         await bot.send(envelope(direct(IN_KB_EN)))
-        [reply] = await _final(slack_api)
+        [reply] = await _final(bot, slack_api)
     assert reply.channel == DM
     assert reply.thread_ts is None
     assert slack_api.calls_to("chat.postMessage")[0].args["text"] == WORKING["en"]
@@ -89,7 +89,7 @@ async def test_retries_of_the_same_event_get_one_reply(
         statuses = [(await bot.send(body)).status]
         for retry in (1, 2, 3):
             statuses.append((await bot.send(body, retry_num=retry)).status)
-        await _final(slack_api)
+        await _final(bot, slack_api)
     assert statuses == [200, 200, 200, 200]
     assert len(slack_api.calls_to("chat.postMessage")) == 1
     assert len(slack_api.messages) == 1
@@ -103,7 +103,7 @@ async def test_app_mention_and_message_twins_get_one_reply(
     async with start_bot(slack_api, index=docs_index) as bot:
         await bot.send(envelope(twin))
         await bot.send(envelope(as_message))
-        await _final(slack_api)
+        await _final(bot, slack_api)
     assert len(slack_api.messages) == 1
 
 
@@ -121,7 +121,7 @@ async def test_other_bots_edits_and_own_echoes_get_no_reply(
     ]
     async with start_bot(slack_api, index=docs_index) as bot:
         statuses = [(await bot.send(envelope(event))).status for event in silent]
-        await slack_api.settled()
+        await bot.idle()
     assert statuses == [200] * len(silent)
     assert slack_api.calls_to("chat.postMessage") == []
 
@@ -132,7 +132,7 @@ async def test_out_of_kb_question_is_refused_without_calling_the_model(
     model = counting()
     async with start_bot(slack_api, index=docs_index, model=model) as bot:
         await bot.send(envelope(mention(OUT_OF_KB)))
-        [reply] = await _final(slack_api)
+        [reply] = await _final(bot, slack_api)
     assert reply.text == refusal_text("zh")
     assert model.calls == 0
 
@@ -147,8 +147,7 @@ async def test_answer_longer_than_3000_characters_is_split_and_nothing_is_lost(
     model = counting(GenericFakeChatModel(messages=iter([AIMessage(content=long_answer)])))
     async with start_bot(slack_api, index=docs_index, model=model) as bot:
         await bot.send(envelope(mention(IN_KB)))
-        await slack_api.wait_for_messages(2)
-        messages = await _final(slack_api)
+        messages = await _final(bot, slack_api)
     assert len(messages) >= 2
     assert all(m.thread_ts == messages[0].thread_ts for m in messages)
     shown = "".join(m.text for m in messages)
@@ -163,7 +162,7 @@ async def test_reply_arrives_although_slack_answers_429(
     slack_api.rate_limit("chat.update", times=1, retry_after="1")
     async with start_bot(slack_api, index=docs_index) as bot:
         await bot.send(envelope(mention(IN_KB)))
-        [reply] = await _final(slack_api)
+        [reply] = await _final(bot, slack_api)
     assert [c.status for c in slack_api.calls_to("chat.postMessage")] == [429, 429, 200]
     assert [c.status for c in slack_api.calls_to("chat.update")] == [429, 200]
     assert "[1]" in reply.text
@@ -172,8 +171,7 @@ async def test_reply_arrives_although_slack_answers_429(
 async def test_empty_question_gets_short_help(slack_api: FakeSlackApi, docs_index: Index) -> None:
     async with start_bot(slack_api, index=docs_index) as bot:
         await bot.send(envelope(mention("")))
-        [reply] = await slack_api.wait_for_messages(1)
-        await slack_api.settled()
+        [reply] = await _final(bot, slack_api)
     assert reply.text.startswith(HELP.split("\n")[0])
     assert slack_api.calls_to("chat.update") == []
 
@@ -184,7 +182,7 @@ async def test_model_failure_replaces_the_placeholder_with_one_sentence(
     model = counting(GenericFakeChatModel(messages=iter([])))
     async with start_bot(slack_api, index=docs_index, model=model) as bot:
         await bot.send(envelope(mention(IN_KB)))
-        [reply] = await _final(slack_api)
+        [reply] = await _final(bot, slack_api)
     assert reply.text == model_failure_text("zh")
     assert "Traceback" not in str(reply.blocks)
 
@@ -194,7 +192,7 @@ async def test_overlong_question_is_cut_and_the_asker_told(
 ) -> None:
     async with start_bot(slack_api, index=docs_index) as bot:
         await bot.send(envelope(mention(IN_KB + "退" * (MAX_QUESTION_CHARS + 50))))
-        [reply] = await _final(slack_api)
+        [reply] = await _final(bot, slack_api)
     notice = QUESTION_CUT["zh"].format(limit=MAX_QUESTION_CHARS)
     assert notice in str(reply.blocks[0])
 
@@ -208,8 +206,8 @@ async def test_unverified_draft_reaches_the_review_channel_not_the_asker(
     async with start_bot(slack_api, index=docs_index, model=model, with_review=True) as bot:
         event = mention(IN_KB)
         await bot.send(envelope(event))
-        await slack_api.wait_for_messages(1, channel=REVIEW_CHANNEL)
-        await _final(slack_api)
+        await _final(bot, slack_api)
+    assert len(slack_api.in_channel(REVIEW_CHANNEL)) == 1
     [note] = slack_api.in_channel(CHANNEL)
     assert note.text == UNVERIFIED["zh"]
     assert note.thread_ts == event["ts"]

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
 import pytest
-from redis.asyncio import Redis
 
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.slack_api import FakeSlackApi, Message
@@ -40,13 +38,12 @@ MakeBot = Callable[..., Coroutine[Any, Any, ReviewBot]]
 
 
 @pytest.fixture
-async def make_bot(slack_api: FakeSlackApi, redis_url: str) -> AsyncIterator[MakeBot]:
-    prefix = f"test:review-scenario:{uuid.uuid4().hex}:"
+async def make_bot(slack_api: FakeSlackApi, own_redis_url: str) -> AsyncIterator[MakeBot]:
     bots: list[ReviewBot] = []
 
     async def make(**options: Any) -> ReviewBot:
         model = options.pop("model", None) or ScriptedChatModel(replies=[INVENTED])
-        bot = ReviewBot(slack_api, redis_url, prefix, model, **options)
+        bot = ReviewBot(slack_api, own_redis_url, model, **options)
         await bot.start()
         bots.append(bot)
         return bot
@@ -54,15 +51,6 @@ async def make_bot(slack_api: FakeSlackApi, redis_url: str) -> AsyncIterator[Mak
     yield make
     for bot in bots:
         await bot.close()
-    await flush(redis_url, prefix)
-
-
-async def flush(redis_url: str, prefix: str) -> None:
-    client = Redis.from_url(redis_url)
-    keys = [key async for key in client.scan_iter(match=f"{prefix}*")]
-    if keys:
-        await client.delete(*keys)
-    await client.aclose()
 
 
 async def card_for(slack: FakeSlackApi, bot: ReviewBot, question: str = IN_KB) -> Message:
@@ -165,7 +153,7 @@ async def test_empty_edit_is_refused_inside_the_modal(
     reply = await bot.submit(slack_api.views[0], {"text_input": text_input("  ")}, user=REVIEWER)
 
     assert json.loads(reply)["response_action"] == "errors"
-    await slack_api.settled()
+    await bot.idle()
     assert current(slack_api, card).edits == 0
 
 
@@ -189,7 +177,7 @@ async def test_reject_sends_the_refusal_and_the_same_draft_is_not_queued_again(
     assert "资料里没写" in refusal.text
 
     await bot.mention(IN_KB)
-    await slack_api.settled()
+    await bot.idle()
     assert len(slack_api.in_channel(REVIEW_CHANNEL)) == 1
 
 
@@ -198,16 +186,16 @@ async def test_someone_who_is_not_a_reviewer_is_told_so_and_nothing_changes(
 ) -> None:
     bot = await make_bot()
     card = await card_for(slack_api, bot)
-    await slack_api.settled()
+    await bot.idle()
     before = len(slack_api.messages)
 
     await bot.click(card, "review_approve", user=OUTSIDER)
     await bot.click(card, "review_edit", user=OUTSIDER)
 
-    await slack_api.wait_until(lambda: len(slack_api.ephemerals) == 2)
+    await bot.idle()
+    assert len(slack_api.ephemerals) == 2
     assert {e.user for e in slack_api.ephemerals} == {OUTSIDER}
     assert "只有复核人员" in slack_api.ephemerals[0].text
-    await slack_api.settled()
     assert len(slack_api.messages) == before
     assert current(slack_api, card).edits == 0
     assert slack_api.views == []
@@ -229,25 +217,26 @@ async def test_two_reviewers_approving_at_once_send_one_answer(
     )
 
     await decided(slack_api, card)
-    await slack_api.wait_until(lambda: len(slack_api.ephemerals) == 2)
-    await slack_api.settled()
+    await first.idle()
+    await second.idle()
     answers = [m for m in slack_api.in_channel(ASK_CHANNEL) if "六级" in everything(m)]
     assert len(answers) == 1
+    assert len(slack_api.ephemerals) == 2
     assert all("已由" in e.text for e in slack_api.ephemerals)
     assert current(slack_api, card).edits == 1
 
 
 @pytest.mark.parametrize("flush_redis", [False, True], ids=["same-redis", "flushed-redis"])
 async def test_a_restart_between_draft_and_decision_loses_nothing(
-    slack_api: FakeSlackApi, make_bot: MakeBot, redis_url: str, flush_redis: bool
+    slack_api: FakeSlackApi, make_bot: MakeBot, flush_redis: bool
 ) -> None:
     bot = await make_bot()
     card = await card_for(slack_api, bot)
-    await slack_api.settled()
+    await bot.idle()
 
     await bot.restart()
     if flush_redis:
-        await flush(redis_url, bot.prefix)
+        await bot.flush_redis()
     await bot.click(card, "review_approve", user=REVIEWER)
 
     after = await decided(slack_api, card)
@@ -286,7 +275,7 @@ async def test_app_home_lists_what_waits_with_a_link_and_drops_it_once_decided(
 ) -> None:
     bot = await make_bot()
     card = await card_for(slack_api, bot)
-    await slack_api.settled()
+    await bot.idle()
 
     await bot.home_opened(REVIEWER)
     await slack_api.wait_until(lambda: len(slack_api.calls_to("views.publish")) == 1)
@@ -357,7 +346,7 @@ async def test_each_decision_is_one_structured_log_line(
 
 
 async def test_an_edit_submitted_after_a_restart_with_a_flushed_redis_still_lands(
-    slack_api: FakeSlackApi, make_bot: MakeBot, redis_url: str
+    slack_api: FakeSlackApi, make_bot: MakeBot
 ) -> None:
     bot = await make_bot()
     card = await card_for(slack_api, bot)
@@ -365,7 +354,7 @@ async def test_an_edit_submitted_after_a_restart_with_a_flushed_redis_still_land
     await slack_api.wait_until(lambda: len(slack_api.views) == 1)
 
     await bot.restart()
-    await flush(redis_url, bot.prefix)
+    await bot.flush_redis()
     await bot.submit(slack_api.views[0], {"text_input": text_input(EDITED)}, user=REVIEWER)
 
     after = await decided(slack_api, card)

@@ -22,7 +22,7 @@ async def test_bad_missing_and_stale_signatures_get_401_and_no_slack_call(
             (await bot.post(body, {"Content-Type": "application/json", **headers})).status
             for headers in ({}, wrong, stale, tampered)
         ]
-        await slack_api.settled()
+        await bot.idle()
     assert statuses == [401, 401, 401, 401]
     assert slack_api.calls == []
 

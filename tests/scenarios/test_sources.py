@@ -8,7 +8,15 @@ from bot.slack.source_ref import decode
 from bot.texts import SOURCE_CHANGED, SOURCE_GONE
 from rag.search.index import Index
 from tests.fakes.slack_api import FakeSlackApi
-from tests.scenarios.harness import CHANNEL, IN_KB, button_click, envelope, mention, start_bot
+from tests.scenarios.harness import (
+    CHANNEL,
+    IN_KB,
+    RunningBot,
+    button_click,
+    envelope,
+    mention,
+    start_bot,
+)
 
 BOB = "U0BOB"
 
@@ -17,9 +25,8 @@ def _first_button(blocks: list[dict[str, Any]]) -> dict[str, Any]:
     return next(e for b in blocks if b["type"] == "actions" for e in b["elements"])
 
 
-async def _answered(slack: FakeSlackApi) -> tuple[str, dict[str, Any]]:
-    await slack.wait_until(lambda: bool(slack.calls_to("chat.update")))
-    await slack.settled()
+async def _answered(bot: RunningBot, slack: FakeSlackApi) -> tuple[str, dict[str, Any]]:
+    await bot.idle()
     [reply] = slack.messages
     return reply.ts, _first_button(reply.blocks)
 
@@ -29,11 +36,10 @@ async def test_citation_click_shows_the_passage_to_the_clicker_only(
 ) -> None:
     async with start_bot(slack_api, index=docs_index) as bot:
         await bot.send(envelope(mention(IN_KB)))
-        ts, button = await _answered(slack_api)
+        ts, button = await _answered(bot, slack_api)
         click = button_click(slack_api, channel=CHANNEL, message_ts=ts, button=button, user=BOB)
         response = await bot.click(click)
-        await slack_api.wait_until(lambda: bool(slack_api.ephemerals))
-        await slack_api.settled()
+        await bot.idle()
     assert response.status == 200
     [shown] = slack_api.ephemerals
     ref = decode(button["value"])
@@ -55,7 +61,7 @@ async def test_a_changed_source_is_flagged_and_its_current_text_shown(
 ) -> None:
     async with start_bot(slack_api, index=docs_index) as bot:
         await bot.send(envelope(mention(IN_KB)))
-        ts, button = await _answered(slack_api)
+        ts, button = await _answered(bot, slack_api)
         version, _, score, chunk_id = button["value"].split("|", 3)
         stale = {**button, "value": f"{version}|{'0' * 16}|{score}|{chunk_id}"}
         gone = {**button, "value": f"{version}|{'0' * 16}|{score}|removed/old.md#2"}
@@ -78,7 +84,7 @@ async def test_click_falls_back_to_a_modal_when_no_ephemeral_can_be_posted(
 ) -> None:
     async with start_bot(slack_api, index=docs_index) as bot:
         await bot.send(envelope(mention(IN_KB)))
-        ts, button = await _answered(slack_api)
+        ts, button = await _answered(bot, slack_api)
         slack_api.fail("chat.postEphemeral", "user_not_in_channel")
         await bot.click(
             button_click(slack_api, channel=CHANNEL, message_ts=ts, button=button, user=BOB)
