@@ -1,5 +1,6 @@
-"""Fixtures for scenario tests: the fake Slack Web API, the sample index (built once) and a
-redis-server of the suite's own for the review scenarios."""
+"""Fixtures for scenario tests: the fake Slack Web API, the sample index (built once), the
+real e5 index of docs/ (built once) and a redis-server of the suite's own for the review
+scenarios."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ from collections.abc import Iterator
 import pytest
 from redis.asyncio import Redis
 
+from rag.assemble import open_index
+from rag.search.gate import E5
 from rag.search.index import Index
+from rag.settings import Settings
 from tests.fakes.redis_server import OwnRedis
 from tests.fakes.slack_fixture import slack_api
-from tests.scenarios.harness import sample_index
+from tests.scenarios.harness import DOCS, sample_index
 
 __all__ = ["slack_api"]  # re-exported so pytest finds the shared fixture
 
@@ -38,3 +42,19 @@ async def own_redis_url(scenario_redis: OwnRedis) -> str:
     await client.flushdb()
     await client.aclose()
     return scenario_redis.url
+
+
+@pytest.fixture(scope="session")
+def e5_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment of a bot over docs/ with the bundled e5 embedder and no MIN_SCORE, so
+    the shipped threshold gates. The index is built here once per session (~10 s on a quiet
+    machine) in a fresh directory (no calibration file beside it); each app then opens it from
+    INDEX_DIR, as ``python -m bot`` does."""
+    env = {
+        "EMBEDDINGS": "e5",
+        "DOCS_DIR": str(DOCS),
+        "INDEX_DIR": str(tmp_path_factory.mktemp("e5-index")),
+    }
+    index = open_index(Settings.from_env(env))
+    assert index.min_score == E5.threshold, "the shipped e5 threshold"
+    return env
