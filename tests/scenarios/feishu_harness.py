@@ -1,9 +1,10 @@
 """Drive the real bot like Feishu does: encrypted, signed events in, the fake Open API watching.
 
-:func:`start_feishu` starts the production aiohttp application (``bot.__main__.create_web_app``
-with Feishu on and Slack off) on a free 127.0.0.1 port, pointed at a
-:class:`~tests.fakes.feishu_api.FakeFeishuApi` through FEISHU_API_URL, over the sample docs/
-pipeline of the Slack scenarios, with the real Redis for dedupe and review state. The Open
+:func:`start_feishu` composes the app from an environment as ``python -m bot`` does
+(:func:`tests.scenarios.harness.compose`, Feishu on and Slack off) on a free 127.0.0.1 port,
+pointed at a :class:`~tests.fakes.feishu_api.FakeFeishuApi` through FEISHU_API_URL, over the
+sample docs/ pipeline of the Slack scenarios, with a Redis of the test's own for dedupe, review
+state and reviewed answers. The Open
 API client's waits are recorded instead of slept. :class:`FeishuBot` asks questions as people
 would (a message stored in the fake, then its event posted) and clicks card buttons.
 """
@@ -16,22 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from redis.asyncio import Redis
 
-from bot.__main__ import create_web_app
-from bot.feishu.app import FeishuConfig
 from bot.feishu.retry import ApiRetry
-from bot.settings import BotSettings
-from rag.cache.answers import MemoryCache
-from rag.cache.reviewed import ReviewedAnswers
-from rag.generate.llm import Generator
-from rag.generate.retry import RetryPolicy
-from rag.pipeline import Pipeline
 from rag.search.index import Index
-from rag.settings import Settings
 from tests.fakes.feishu_api import APP_ID, APP_SECRET, FakeFeishuApi, Message
 from tests.fakes.feishu_events import ENCRYPT_KEY, VERIFICATION_TOKEN, Delivery, FeishuEvents
-from tests.scenarios.harness import counting, serving, threshold
+from tests.scenarios.harness import compose, hashing_pipeline
 
 GROUP = "oc_general0001"
 DM = "oc_p2palice001"
@@ -112,6 +103,18 @@ def value_of(button: dict[str, Any]) -> dict[str, Any]:
     return dict(button["behaviors"][0]["value"])
 
 
+def feishu_env(feishu: FakeFeishuApi, **extra: str) -> dict[str, str]:
+    """The environment ``python -m bot`` reads for Feishu alone, against the fake Open API."""
+    return {
+        "FEISHU_APP_ID": APP_ID,
+        "FEISHU_APP_SECRET": APP_SECRET,
+        "FEISHU_ENCRYPT_KEY": ENCRYPT_KEY,
+        "FEISHU_VERIFICATION_TOKEN": VERIFICATION_TOKEN,
+        "FEISHU_API_URL": feishu.url,
+        **extra,
+    }
+
+
 @asynccontextmanager
 async def start_feishu(
     feishu: FakeFeishuApi,
@@ -123,43 +126,18 @@ async def start_feishu(
     review_chat: str | None = REVIEW_CHAT,
     reviewers: tuple[str, ...] = (),
 ) -> AsyncIterator[FeishuBot]:
-    reviewed = ReviewedAnswers.in_memory()
-    pipeline = Pipeline(
-        index=index,
-        generator=Generator(model or counting(), RetryPolicy(sleep=_no_wait)),
-        cache=MemoryCache(),
-        min_score=threshold(index) if min_score is None else min_score,
-        reviewed=reviewed,
-    )
-    config = FeishuConfig(
-        app_id=APP_ID,
-        app_secret=APP_SECRET,
-        encrypt_key=ENCRYPT_KEY,
-        verification_token=VERIFICATION_TOKEN,
-        api_url=feishu.url,
-        review_chat=review_chat,
-        reviewers=reviewers,
-    )
+    """The app composed from the environment as ``python -m bot`` does (Feishu on, Slack off),
+    over ``redis_url`` — a Redis of the test's own: the app uses its default key names."""
+    env = feishu_env(feishu, REDIS_URL=redis_url)
+    if review_chat is not None:
+        env["FEISHU_REVIEW_CHAT"] = review_chat
+    if reviewers:
+        env["FEISHU_REVIEWERS"] = ",".join(reviewers)
     waits: list[float] = []
 
     async def record(seconds: float) -> None:
         waits.append(seconds)
 
-    redis = Redis.from_url(redis_url)
-    app = create_web_app(
-        BotSettings(rag=Settings()),
-        pipeline=pipeline,
-        redis=redis,
-        reviewed=reviewed,
-        feishu=config,
-        feishu_retry=ApiRetry(sleep=record),
-    )
-    try:
-        async with serving(app) as (url, _):
-            yield FeishuBot(feishu, FeishuEvents(f"{url}/feishu/events"), waits)
-    finally:
-        cleanup = Redis.from_url(redis_url)
-        keys = [key async for key in cleanup.scan_iter(match="citebot:feishu:*")]
-        if keys:
-            await cleanup.delete(*keys)
-        await cleanup.aclose()
+    pipeline = hashing_pipeline(index, model=model, min_score=min_score)
+    async with compose(env, pipeline=pipeline, feishu_retry=ApiRetry(sleep=record)) as served:
+        yield FeishuBot(feishu, FeishuEvents(f"{served.url}/feishu/events"), waits)

@@ -33,6 +33,8 @@ from langchain_core.outputs import ChatResult
 from slack_sdk.signature import SignatureVerifier
 
 from bot.__main__ import ClosablePipeline, create_web_app, redis_client, reviewed_answers
+from bot.feishu.retry import ApiRetry
+from bot.feishu.settings import feishu_config
 from bot.settings import BotSettings
 from bot.slack.client import RateLimitRetry
 from bot.slack.server import BOLT
@@ -271,13 +273,16 @@ async def compose(
     *,
     pipeline: PipelineFactory | None = None,
     with_review: bool = True,
+    feishu_retry: ApiRetry | None = None,
 ) -> AsyncIterator[Served]:
-    """The app as ``python -m bot`` composes it from ``env`` (``bot/__main__.py``: settings,
-    Redis client, reviewed answers, pipeline, ``create_web_app``), served on a free port.
+    """The app as ``python -m bot`` composes it from ``env`` (``bot/__main__.py`` ``main``:
+    Slack and Feishu settings, Redis client, reviewed answers, pipeline, ``create_web_app``),
+    served on a free port.
 
     The seams are the ones the composition root has: the pipeline (``pipeline``), the review
-    desk (``with_review``) and Slack's 429 waits (never slept here)."""
+    desk (``with_review``) and the platforms' retry waits (never slept here)."""
     settings = BotSettings.from_env(env)
+    feishu = feishu_config(env)
     redis = redis_client(secret(settings.rag.redis_url))
     reviewed = reviewed_answers(redis)
     if pipeline is None:
@@ -291,6 +296,8 @@ async def compose(
         reviewed=reviewed,
         rate_limit=RateLimitRetry(sleep=_no_wait, jitter=0),
         with_review=with_review,
+        feishu=feishu,
+        feishu_retry=feishu_retry or ApiRetry(sleep=_no_wait),
     )
     async with serving(app) as served:
         yield served
@@ -299,13 +306,14 @@ async def compose(
 @asynccontextmanager
 async def serving(app: web.Application) -> AsyncIterator[Served]:
     """Serve ``app`` over real HTTP on a free loopback port: its base URL, a client and the
-    count of its listener runs."""
+    count of its Slack listener runs."""
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
     await runner.setup()  # startup: the Bolt app is built (and Socket Mode connected)
     handled = Handled()
-    bolt = app[BOLT].bolt
-    assert bolt is not None
-    handled.install(bolt)
+    if BOLT in app:  # Slack is on
+        bolt = app[BOLT].bolt
+        assert bolt is not None
+        handled.install(bolt)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

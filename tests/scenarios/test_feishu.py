@@ -33,8 +33,10 @@ async def feishu() -> AsyncIterator[FakeFeishuApi]:
 
 
 @pytest.fixture
-async def bot(feishu: FakeFeishuApi, docs_index: Index, redis_url: str) -> AsyncIterator[FeishuBot]:
-    async with start_feishu(feishu, index=docs_index, redis_url=redis_url) as running:
+async def bot(
+    feishu: FakeFeishuApi, docs_index: Index, own_redis_url: str
+) -> AsyncIterator[FeishuBot]:
+    async with start_feishu(feishu, index=docs_index, redis_url=own_redis_url) as running:
         yield running
 
 
@@ -142,11 +144,11 @@ async def test_a_revoked_token_is_refreshed_and_the_answer_arrives(
 
 
 async def test_an_unverified_answer_is_delivered_once_after_a_reviewers_approval(
-    feishu: FakeFeishuApi, redis_url: str
+    feishu: FakeFeishuApi, own_redis_url: str
 ) -> None:
     model = ScriptedChatModel(replies=[INVENTED])
     async with start_feishu(
-        feishu, index=INDEX, redis_url=redis_url, model=model, min_score=THRESHOLD
+        feishu, index=INDEX, redis_url=own_redis_url, model=model, min_score=THRESHOLD
     ) as bot:
         question, _ = await bot.ask_group(LEVELS_QUESTION)
         [note] = await bot.replies(question)
