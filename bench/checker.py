@@ -67,8 +67,14 @@ class Case:
     note: str = ""
 
 
-def _hit(source: str, text: str, n: int) -> Hit:
-    return Hit(Chunk(source=source, text=text, n=n), score=1.0)
+def _hit(source: str, text: str, n: int, title: str = "") -> Hit:
+    return Hit(Chunk(source=source, text=text, n=n, title=title), score=1.0)
+
+
+def _title(document: str) -> str:
+    """The front-matter title, which the index gives every chunk of the document."""
+    found = re.search(r"^title:\s*(.+)$", document, re.MULTILINE)
+    return found.group(1).strip() if found else ""
 
 
 def hand_cases(cases_dir: Path, docs_dir: Path) -> list[Case]:
@@ -82,7 +88,7 @@ def hand_cases(cases_dir: Path, docs_dir: Path) -> list[Case]:
                 if source["text"] not in document:
                     msg = f"{path.name} {row['id']}: excerpt no longer in docs/{source['doc']}"
                     raise SystemExit(msg)
-                hits.append(_hit(source["doc"], source["text"], n))
+                hits.append(_hit(source["doc"], source["text"], n, _title(document)))
             cases.append(
                 Case(
                     row["id"],

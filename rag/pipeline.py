@@ -17,12 +17,11 @@ from dataclasses import dataclass, field
 
 from rag.cache.answers import AnswerCache, cache_key, normalize_question
 from rag.cache.reviewed import ReviewedAnswers
-from rag.check.citations import check
-from rag.check.leak import recites_rules
+from rag.check.screen import screen
 from rag.generate.llm import Generator
 from rag.generate.prompt import PROMPT_VERSION, build_messages
 from rag.language import detect_language
-from rag.messages import is_refusal_text, refusal_text
+from rag.messages import refusal_text
 from rag.results import Answer, Hit, Refusal, Result, Unverified
 from rag.scopes.sets import ALL_KEY, ScopeCatalog
 from rag.search.index import Index
@@ -99,22 +98,20 @@ class Pipeline:
         step = time.perf_counter()
         draft = await self.generator.generate(build_messages(question, hits))
         timings["generate"] = _ms(step)
-        if recites_rules(draft):
-            # Talked into reciting its rules: nobody sees that, not even a reviewer.
-            timings["total"] = _ms(started)
-            return Refusal(
-                question, refusal_text(language), hits, reason="recited_rules", timings_ms=timings
-            )
-        if is_refusal_text(draft):
-            timings["total"] = _ms(started)
-            return Refusal(
-                question, refusal_text(language), hits, reason="model_refused", timings_ms=timings
-            )
-
         step = time.perf_counter()
-        report = check(draft, hits, question=question)
+        screening = screen(draft, hits, question=question)
         timings["check"] = _ms(step)
         timings["total"] = _ms(started)
+        if screening.refused is not None:
+            # Recited its rules (nobody sees that, not even a reviewer) or said it can't answer.
+            return Refusal(
+                question,
+                refusal_text(language),
+                hits,
+                reason=screening.refused,
+                timings_ms=timings,
+            )
+        report = screening.report
         if report.ok:
             return Answer(question, draft, hits, timings_ms=timings)
         if self.reviewed is not None and await self.reviewed.is_rejected(

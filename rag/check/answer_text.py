@@ -41,7 +41,7 @@ _LIST_MARKER = re.compile(
     r"|[一二三四五六七八九十]+、)\s*"
 )
 _STOP_CHARS = frozenset("的了是在和与及或也都就我你您他她它们这那吗呢吧啊")
-_GENERIC = frozenset(
+GENERIC_ZH = frozenset(
     words(
         "可以 我们 你们 他们 如果 需要 进行 没有 这个 那个 一个 根据 资料 原文 如下 以下 相关 按照 "
         "因为 所以 但是 已经 以及 其中 之后 之前 时候 主要 通过 由于 其他 什么 怎么 如何 哪些 一些 "
@@ -148,7 +148,7 @@ def terms(text: str) -> set[str]:
     found: set[str] = set()
     for feature in features(MARKER.sub(" ", text)):
         if len(feature) == 2 and not feature.isascii():
-            if not _STOP_CHARS.intersection(feature) and feature not in _GENERIC:
+            if not _STOP_CHARS.intersection(feature) and feature not in GENERIC_ZH:
                 found.add(feature)
         elif (
             feature.isascii()

@@ -17,6 +17,10 @@ A model handed the right passages can still write "口语课一共六级[3]" or 
 ``unrelated_source``
     a cited source that shares no content term with the sentence citing it, or barely any
     while an uncited retrieved source holds the sentence (see :func:`_unrelated`).
+``unsupported_claim``, ``ungrounded_name``, ``modality_mismatch``
+    a cited sentence whose content words its sources mostly lack, that names a person, place,
+    product or code neither its sources nor the question name, or that flips a must / may
+    (see :mod:`rag.check.claims`).
 
 Which citations cover a sentence: its own markers; else those of the next sentence of its
 paragraph that has markers ("A。B[1]。" — the [1] covers both). A sentence after the last
@@ -42,6 +46,7 @@ from rag.check.answer_text import (
     terms,
 )
 from rag.check.arithmetic import Calculation, calculations
+from rag.check.claims import ClaimSources, Finding, judge
 from rag.check.numbers import Quantity, number_values, quantities
 from rag.check.problem_texts import ProblemTexts
 from rag.language import Language, detect_language
@@ -57,6 +62,9 @@ KINDS = frozenset(
         "ungrounded_number",
         "wrong_arithmetic",
         "unrelated_source",
+        "unsupported_claim",
+        "ungrounded_name",
+        "modality_mismatch",
     }
 )
 SOURCES_LINE_CHARS = 12
@@ -73,6 +81,8 @@ source holds STRONG_OVERLAP or more: the citation points at the wrong source."""
 TELLING_NUMBER = 10
 """A shared number at least this large links a sentence to its source (4800, 2024, 45)."""
 
+_MORE_SPECIFIC = frozenset({"ungrounded_number", "unrelated_source"})
+"""A sentence already blamed for these needs no vaguer "most of it is not in [n]" as well."""
 _HEADING_LINE_CHARS = 20
 _EXEMPT = re.compile(
     r"希望.{0,8}帮助|如有(?:疑问|问题|其他)|欢迎.{0,4}(?:咨询|提问)"
@@ -101,6 +111,9 @@ class Problem:
 @dataclass(frozen=True, slots=True)
 class Report:
     problems: tuple[Problem, ...] = ()
+    weakest_support: float = 1.0
+    """The lowest share of a judged sentence's content words found in what it cites (for
+    the threshold table of ``python -m rag check-eval``)."""
 
     @property
     def ok(self) -> bool:
@@ -182,7 +195,9 @@ def check(text: str, hits: Sequence[Hit], *, question: str = "") -> Report:
     calcs = [calculations(sentence.plain) for sentence in found]
     produced = frozenset().union(*(c.produced for cs in calcs for c in cs if c.ok))
     sources = _Sources(hits, {}, {})
-    given = number_values(question)
+    claims = ClaimSources(hits, question)
+    weakest = 1.0
+    given = number_values(question, ordinals=True)  # "from Stage 3" grounds "Stage 3"
     for index, sentence in enumerate(found):
         amounts = quantities(sentence.plain)
         cover = covering[index]
@@ -208,7 +223,31 @@ def check(text: str, hits: Sequence[Hit], *, question: str = "") -> Report:
             )
         if sentence.cites:
             problems.extend(_unrelated(found, index, covering, sources, say))
-    return Report(tuple(dict.fromkeys(problems)))
+        if cover is not None and _needs_source(sentence, bool(amounts)):
+            finding = judge(sentence.plain, refs, claims, calculates=bool(calcs[index]))
+            weakest = min(weakest, finding.support)
+            named = {p.kind for p in problems if p.sentence == sentence.text} & _MORE_SPECIFIC
+            problems.extend(_claim_problems(finding, sentence, refs, say, skip_support=bool(named)))
+    return Report(tuple(dict.fromkeys(problems)), weakest)
+
+
+def _claim_problems(
+    finding: Finding,
+    sentence: Sentence,
+    refs: Sequence[int],
+    say: ProblemTexts,
+    *,
+    skip_support: bool,
+) -> list[Problem]:
+    problems: list[Problem] = []
+    if finding.unsupported and not skip_support:
+        problems.append(Problem("unsupported_claim", say.unsupported(refs, sentence.text)))
+    if finding.missing_names:
+        text = say.ungrounded_names(finding.missing_names, refs, sentence.text)
+        problems.append(Problem("ungrounded_name", text))
+    for modal in finding.flipped:
+        problems.append(Problem("modality_mismatch", say.flipped(modal, refs, sentence.text)))
+    return [Problem(p.kind, p.message, sentence.text) for p in problems]
 
 
 def _covering(found: Sequence[Sentence]) -> list[int | None]:

@@ -13,7 +13,8 @@ Two readings of the same text:
   and ``十分`` are words, not numbers. ``一`` with a plain classifier (``一个问题``,
   ``一次性``) is the article "a", not a count. Chinese ordinals (``第一``, ``第三条``) order a
   text rather than state an amount and are skipped; Arabic digits always count, ordinals
-  included (``第 3 级``).
+  included (``第 3 级``), except digits glued to a letter before them: ``BiVO4``, ``H1N1``,
+  ``Q3`` are codes (the named-thing rule grounds them whole), not amounts.
 * :func:`number_values` (the source side) is generous: every numeral a source writes, with or
   without a unit, so a faithful answer is never blamed for how the source spelled a number.
 
@@ -110,6 +111,8 @@ _RANK_WORD = re.compile(
     r"\s*$",
     re.IGNORECASE,
 )
+_CODE_LETTER = re.compile(r"[A-Za-z]")
+"""A letter right before digits makes them part of a code (BiVO4, H1N1), not an amount."""
 _RANK_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th)\b")
 _NEAR_DIGIT = re.compile(r"^\s?\d|\d,?\s?$")
 
@@ -263,7 +266,10 @@ def _english(text: str, *, strict: bool) -> list[Quantity]:
 def quantities(text: str) -> list[Quantity]:
     """The quantities an answer states, in reading order (strict reading; see the module)."""
     text = normalise_digits(text)
-    found = _arabic(text) + _chinese(text, strict=True) + _english(text, strict=True)
+    arabic = [
+        q for q in _arabic(text) if not _CODE_LETTER.match(text[max(0, q.start - 1) : q.start])
+    ]
+    found = arabic + _chinese(text, strict=True) + _english(text, strict=True)
     return sorted(found, key=lambda quantity: quantity.start)
 
 

@@ -88,3 +88,28 @@ class ProblemTexts:
         if self._zh:
             return f"引用 [{n}] 对不上：资料 [{n}] 里几乎没有这句话的内容「{excerpt(sentence)}」"
         return f"source [{n}] doesn't support “{excerpt(sentence)}”: it shares (almost) none of it"
+
+    def unsupported(self, refs: Sequence[int], sentence: str) -> str:
+        if self._zh:
+            return f"所引资料 {_markers(refs)} 里找不到这句话的大部分内容：「{excerpt(sentence)}」"
+        return f"most of “{excerpt(sentence)}” is not in the cited source {_markers(refs)}"
+
+    def ungrounded_names(self, names: Sequence[str], refs: Sequence[int], sentence: str) -> str:
+        if self._zh:
+            shown = "".join(f"「{name}」" for name in names)
+            return f"{shown}不在所引资料 {_markers(refs)} 里，也不在问题里：「{excerpt(sentence)}」"
+        shown = ", ".join(f"“{name}”" for name in names)
+        return (
+            f"{shown} appears in neither the cited source {_markers(refs)} nor the question: "
+            f"“{excerpt(sentence)}”"
+        )
+
+    def flipped(self, modal: str, refs: Sequence[int], sentence: str) -> str:
+        if self._zh:
+            what = "是否必须" if modal == "obligation" else "是否可以"
+            return f"{what}与所引资料 {_markers(refs)} 说的相反：「{excerpt(sentence)}」"
+        what = "what is required" if modal == "obligation" else "what is allowed"
+        return (
+            f"“{excerpt(sentence)}” states {what} the opposite way to the cited source "
+            f"{_markers(refs)}"
+        )

@@ -18,7 +18,7 @@ from dotenv import load_dotenv
 
 from rag.settings import Settings, SettingsError
 
-COMMANDS: tuple[str, ...] = ("ask", "index", "eval", "calibrate", "cache")
+COMMANDS: tuple[str, ...] = ("ask", "index", "eval", "calibrate", "cache", "check-eval")
 """Subcommand modules under ``rag.cli``, in the order ``--help`` lists them."""
 
 Handler = Callable[[argparse.Namespace, Settings], int]
@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug details")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"rag.cli.{name}").add_parser(subparsers)
+        importlib.import_module(f"rag.cli.{name.replace('-', '_')}").add_parser(subparsers)
     return parser
 
 

@@ -1,0 +1,135 @@
+"""Named things an answer sentence asserts, and whether its sources or the question name them.
+
+Numbers are grounded by :mod:`rag.check.numbers`; this module does the same for the other
+specific things a wrong answer tends to get wrong: people, organisations, places, products,
+codes and quoted terms ("the answer says 弗拉德里希; [1] says 施泰因迈尔").
+
+* Chinese: jieba's part-of-speech tagger names them (``nr`` people, ``ns`` places, ``nt``
+  organisations, ``nz`` other proper nouns) — a maintained segmenter instead of hand rules.
+* English: capitalised words that don't start the sentence, runs of them ("Convention
+  Parliament"), acronyms and codes (``TiO2``, ``PWR``, ``HR-7``), and quoted terms.
+
+A thing is grounded when the question or a cited source contains it after NFKC folding and
+casefolding; a multi-word English name is grounded when each of its words is (sources write
+"Charles II's restoration" for "the restoration of Charles II"), and a word matches by its
+stem too ("British" ↔ "Britain" does not, "Americans" ↔ "American" does).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from collections.abc import Iterable
+from functools import lru_cache
+
+import jieba
+import jieba.posseg
+
+from rag.check.numbers import words
+from rag.check.support import content_words
+from rag.language import Language
+
+jieba.setLogLevel(logging.WARNING)  # it logs its dictionary loading at DEBUG to stderr
+
+ZH_NAME_TAGS = frozenset({"nr", "nrfg", "nrt", "ns", "nt", "nz"})
+"""jieba's tags for proper nouns: people, places, organisations, other names."""
+NEAR_PREFIX = 4
+"""English name words of more letters may match a source word by this long a prefix."""
+MIN_ZH_NAME_CHARS = 2
+"""One-character "names" are mostly tagging noise (姓 alone, 京 in a compound)."""
+MIN_ZH_PERSON_CHARS = 3
+"""Two-character "person names" in jieba's dictionary are mostly ordinary words read as
+names (顾问, 元贵 in "4800 元贵 800 元"); full names and transliterations are longer."""
+_NOT_NAMES = frozenset(
+    words(
+        "monday tuesday wednesday thursday friday saturday sunday january february march "
+        "april may june july august september october november december"
+    )
+)  # capitalised by convention, not names (the number rule reads dates)
+
+_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9&]*(?:[-'’][A-Za-z0-9]+)*\b")
+_CODE = re.compile(
+    r"\b(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b"
+)
+_QUOTED = re.compile(r"[\"“]([^\"“”]{3,60})[\"”]|「([^」]{2,30})」|《([^》]{2,30})》")
+_OPENERS = re.compile(r"(?:^|[.!?:;(\[\"“]\s*|\n\s*[-*•]?\s*)$")
+_TITLE_LABEL = re.compile(r"^[^:：]{1,60}[:：]\s")
+"""A list item's bold title ("Signal Conditioning: a circuit …") repeats the question's terms."""
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _squeezed(text: str) -> str:
+    """Without spaces: a Chinese quote reads the same with or without them ("秀才 。")."""
+    return "".join(text.split())
+
+
+@lru_cache(maxsize=1024)
+def _zh_names(text: str) -> tuple[str, ...]:
+    return tuple(
+        pair.word
+        for pair in jieba.posseg.lcut(text)
+        if pair.flag in ZH_NAME_TAGS
+        and len(pair.word)
+        >= (MIN_ZH_PERSON_CHARS if pair.flag.startswith("nr") else MIN_ZH_NAME_CHARS)
+    )
+
+
+def _en_names(text: str) -> list[str]:
+    names: list[str] = []
+    for match in _CAPITALISED.finditer(text):
+        word = match.group()
+        sentence_start = _OPENERS.search(text[: match.start()]) is not None
+        if sentence_start and not (word.isupper() and len(word) > 1):
+            continue  # "The", "However": capitalised by position, not because it's a name
+        if not content_words(word, "en") or word.lower() in _NOT_NAMES:
+            continue
+        names.append(word)
+    names += [match.group() for match in _CODE.finditer(text) if not match.group().isdigit()]
+    return names
+
+
+def named_things(sentence: str, language: Language) -> list[str]:
+    """The specific things ``sentence`` names, in order, without repeats."""
+    sentence = _TITLE_LABEL.sub("", sentence)
+    found = [next(part for part in match.groups() if part) for match in _QUOTED.finditer(sentence)]
+    found += list(_zh_names(sentence)) if language == "zh" else _en_names(sentence)
+    return list(dict.fromkeys(found))
+
+
+class Grounds:
+    """Texts that may name things (the cited sources and the question), folded once."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self._folded = [_fold(text) for text in texts]
+        self._squeezed = [_squeezed(text) for text in self._folded]
+        self._stems: frozenset[str] | None = None
+
+    def name(self, thing: str) -> bool:
+        """Whether the texts name ``thing`` (folded; English words may match by stem)."""
+        wanted = _fold(thing)
+        if any(wanted in text for text in self._folded):
+            return True
+        if not thing.isascii():
+            return any(_squeezed(wanted) in text for text in self._squeezed)
+        if self._stems is None:
+            self._stems = frozenset().union(*(content_words(t, "en") for t in self._folded))
+        return all(self._near(stem) for stem in content_words(thing, "en"))
+
+    def _near(self, stem: str) -> bool:
+        """The stem, or a word sharing all but its last few letters with it: demonyms and
+        derived forms ("British" / "Britain", "English" / "England", "Indian" / "India")."""
+        if stem in self._stems:  # type: ignore[operator]
+            return True
+        prefix = stem[: max(NEAR_PREFIX, len(stem) - 3)]
+        return len(stem) > NEAR_PREFIX and any(
+            held.startswith(prefix) for held in self._stems or ()
+        )
+
+
+def missing_names(sentence: str, language: Language, grounds: Grounds) -> list[str]:
+    """The things ``sentence`` names that ``grounds`` don't."""
+    return [thing for thing in named_things(sentence, language) if not grounds.name(thing)]

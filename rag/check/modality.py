@@ -1,0 +1,73 @@
+"""Must / must not, can / cannot: a sentence that flips what its source allows or requires.
+
+"退费须在开课前申请" cited for "开课后不得退费" shares almost every word with its source, so
+word coverage passes it; the meaning is the opposite. For each duty or permission a sentence
+states, this module asks which way the best-matching source window states it:
+
+    必须 / 须 / 需要 / must / required          vs  不得 / 禁止 / 无需 / 不必 / must not / need not
+    可以 / 可 / 允许 / can / may / allowed       vs  不可以 / 不能 / 不允许 / cannot / may not
+
+A mismatch is the sentence stating one side while the window states only the other. A
+window that states neither says nothing about it (coverage judges that), and a window that
+states both (a rule with exceptions) is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Side = Literal["yes", "no"]
+
+
+@dataclass(frozen=True, slots=True)
+class Modal:
+    """One duty or permission, with how texts affirm and deny it."""
+
+    name: str
+    yes: re.Pattern[str]
+    no: re.Pattern[str]
+
+
+def _pattern(text: str) -> re.Pattern[str]:
+    return re.compile(text, re.IGNORECASE)
+
+
+MODALS = (
+    Modal(
+        "obligation",
+        _pattern(r"必须|务必|须|应当|\bmust\b(?!\s+not)|\bis required\b|\bare required\b"),
+        _pattern(
+            r"不得|禁止|严禁|无需|无须|不必|不需要|不用|\bmust\s+not\b|\bmustn'?t\b"
+            r"|\bneed\s+not\b|\bneedn'?t\b|\bnot required\b|\bprohibited\b|\bforbidden\b"
+        ),
+    ),
+    Modal(
+        "permission",
+        _pattern(r"(?<![不])(?:可以|允许|能够)|\bcan\b(?!\s*not)|\bmay\b(?!\s+not)|\bis allowed\b"),
+        _pattern(
+            r"不可以|不能|不可|不允许|不准|禁止|不得|\bcannot\b|\bcan'?t\b|\bcan\s+not\b"
+            r"|\bmay\s+not\b|\bnot allowed\b|\bnot permitted\b|\bprohibited\b"
+        ),
+    ),
+)
+
+
+def _sides(modal: Modal, text: str) -> set[Side]:
+    sides: set[Side] = set()
+    if modal.no.search(text):
+        sides.add("no")
+    if modal.yes.search(modal.no.sub(" ", text)):  # "不可以" is not also "可以"
+        sides.add("yes")
+    return sides
+
+
+def flipped(sentence: str, source: str) -> list[str]:
+    """The duties or permissions ``sentence`` states one way and ``source`` only the other."""
+    found: list[str] = []
+    for modal in MODALS:
+        said, held = _sides(modal, sentence), _sides(modal, source)
+        if len(said) == 1 and len(held) == 1 and said != held:
+            found.append(modal.name)
+    return found

@@ -1,0 +1,44 @@
+"""What happens to a model's draft before anyone sees it: the one decision the pipeline makes.
+
+    recites its rules -> refusal (nobody sees it)
+    says the refusal sentence -> refusal
+    citation checker finds problems -> review channel (``flagged``)
+    else -> the asker
+
+Kept apart from the pipeline so ``python -m rag check-eval`` takes exactly the same decision
+on recorded answers as the bot takes on live ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from rag.check.citations import Report, check
+from rag.check.leak import recites_rules
+from rag.messages import is_refusal_text
+from rag.results import Hit
+
+RefusalReason = Literal["recited_rules", "model_refused"]
+
+
+@dataclass(frozen=True, slots=True)
+class Screening:
+    report: Report
+    refused: RefusalReason | None = None
+    """Why the draft became the refusal instead (then ``report`` is empty)."""
+
+    @property
+    def flagged(self) -> bool:
+        """Sent to the review channel instead of the asker."""
+        return self.refused is None and not self.report.ok
+
+
+def screen(draft: str, hits: Sequence[Hit], *, question: str = "") -> Screening:
+    if recites_rules(draft):
+        # Talked into reciting its rules: nobody sees that, not even a reviewer.
+        return Screening(Report(), "recited_rules")
+    if is_refusal_text(draft):
+        return Screening(Report(), "model_refused")
+    return Screening(check(draft, hits, question=question))

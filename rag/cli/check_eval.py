@@ -1,0 +1,132 @@
+"""``python -m rag check-eval``: the citation checker judged on recorded answers.
+
+Each input line is one answer as a model wrote it, with the passages its ``[n]`` markers cite
+(``sources[n - 1]``) and the question (``meta.question``)::
+
+    {"id", "answer", "sources": [text, ...], "meta": {"question"}, "label"?, "origin"?}
+
+Each output line says what the pipeline would do with that answer, with the settings in
+effect: ``{"id", "flagged", "problems": [{"kind", "sentence", "message"}]}`` — ``flagged``
+means sent to the review channel instead of the asker. The decision reads only the answer,
+the sources and ``meta.question``; ``label``, ``origin`` and the rest of ``meta`` are used
+only for the figures printed when labels are present (see :mod:`rag.cli.check_figures`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rag.check.screen import Screening, screen
+from rag.chunks import Chunk
+from rag.cli.check_figures import Judged, summary
+from rag.results import Hit
+from rag.settings import Settings
+
+
+class CheckEvalInputError(ValueError):
+    """A line that does not follow the record format; the message names the line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    id: str
+    answer: str
+    sources: tuple[str, ...]
+    question: str
+    label: str | None
+    origin: str
+    has_number: bool | None
+
+    @property
+    def hits(self) -> tuple[Hit, ...]:
+        return tuple(
+            Hit(Chunk(source=f"source-{n}", text=text, n=n - 1), score=1.0)
+            for n, text in enumerate(self.sources, start=1)
+        )
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "check-eval", help="run the citation checker on recorded answers and measure it"
+    )
+    parser.add_argument(
+        "--answers", type=Path, required=True, help="JSONL {id, answer, sources, meta.question}"
+    )
+    parser.add_argument("--out", type=Path, required=True, help="JSONL written, one per answer")
+    parser.set_defaults(func=run)
+
+
+def _record(number: int, data: Any) -> Record:
+    if not isinstance(data, dict):
+        msg = f"line {number}: expected a JSON object, got {type(data).__name__}"
+        raise CheckEvalInputError(msg)
+    answer, sources = data.get("answer"), data.get("sources")
+    if not isinstance(answer, str) or not isinstance(sources, list):
+        msg = f"line {number}: 'answer' (text) and 'sources' (list of texts) are required"
+        raise CheckEvalInputError(msg)
+    if not all(isinstance(source, str) for source in sources):
+        msg = f"line {number}: every entry of 'sources' must be a text"
+        raise CheckEvalInputError(msg)
+    meta = data["meta"] if isinstance(data.get("meta"), dict) else {}
+    question = meta.get("question")
+    label = data.get("label")
+    has_number = meta.get("has_number")
+    return Record(
+        id=str(data.get("id", f"line-{number}")),
+        answer=answer,
+        sources=tuple(sources),
+        question=question if isinstance(question, str) else "",
+        label=label if label in {"supported", "unsupported"} else None,
+        origin=str(data.get("origin", "")),
+        has_number=has_number if isinstance(has_number, bool) else None,
+    )
+
+
+def read_records(path: Path) -> Iterator[Record]:
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as error:
+                msg = f"line {number}: not JSON ({error.msg})"
+                raise CheckEvalInputError(msg) from None
+            yield _record(number, data)
+
+
+def as_output(record: Record, screening: Screening) -> dict[str, object]:
+    problems = [
+        {"kind": problem.kind, "sentence": problem.sentence, "message": problem.message}
+        for problem in screening.report.problems
+    ]
+    return {"id": record.id, "flagged": screening.flagged, "problems": problems}
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    del settings  # the deterministic checker has no settings yet
+    judged: list[Judged] = []
+    try:
+        records = list(read_records(args.answers))
+    except (OSError, CheckEvalInputError) as error:
+        print(f"citebot: {args.answers}: {error}", file=sys.stderr)
+        return 2
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("w", encoding="utf-8") as out:
+        for record in records:
+            started = time.perf_counter()
+            screening = screen(record.answer, record.hits, question=record.question)
+            elapsed = (time.perf_counter() - started) * 1000
+            out.write(json.dumps(as_output(record, screening), ensure_ascii=False) + "\n")
+            judged.append(
+                Judged(record.label, record.origin, record.has_number, screening, elapsed)
+            )
+    print(summary(judged))
+    return 0

@@ -1,0 +1,97 @@
+"""``python -m rag check-eval``: one verdict per recorded answer, exactly the pipeline's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rag.check.screen import screen
+from rag.cli import main
+from rag.cli.check_eval import read_records
+from rag.messages import REFUSAL
+
+SOURCE = "Full-time employees receive 20 days of paid annual leave per year."
+RECORDS = [
+    {
+        "id": "good",
+        "answer": "Full-time employees get 20 days of paid annual leave [1].",
+        "sources": [SOURCE],
+        "label": "supported",
+        "origin": "hand/en",
+        "meta": {"question": "How much leave do I get?", "has_number": True},
+    },
+    {
+        "id": "bad",
+        "answer": "Full-time employees get 25 days of paid annual leave [1].",
+        "sources": [SOURCE],
+        "label": "unsupported",
+        "origin": "hand/en",
+        "meta": {"question": "How much leave do I get?", "has_number": True},
+    },
+    {"id": "refused", "answer": REFUSAL["en"], "sources": [SOURCE], "meta": {}},
+]
+
+
+def _run(tmp_path: Path, records: list[dict[str, object]]) -> tuple[int, list[dict[str, object]]]:
+    answers, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    answers.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    code = main(["check-eval", "--answers", str(answers), "--out", str(out)])
+    lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
+    return code, [json.loads(line) for line in lines]
+
+
+def test_every_record_gets_a_verdict_with_named_problems(tmp_path: Path) -> None:
+    code, out = _run(tmp_path, RECORDS)
+    assert code == 0
+    verdicts = {row["id"]: row for row in out}
+    assert set(verdicts) == {"good", "bad", "refused"}
+    assert verdicts["good"] == {"id": "good", "flagged": False, "problems": []}
+    assert verdicts["bad"]["flagged"] is True
+    [problem] = verdicts["bad"]["problems"]  # type: ignore[misc]
+    assert problem["kind"] == "ungrounded_number"
+    assert problem["sentence"] == RECORDS[1]["answer"]
+    assert "“25”" in problem["message"]
+    assert verdicts["refused"]["flagged"] is False  # the asker gets the refusal, nobody reviews
+
+
+def test_flagged_is_the_pipelines_decision(tmp_path: Path) -> None:
+    answers = tmp_path / "in.jsonl"
+    answers.write_text("".join(json.dumps(r) + "\n" for r in RECORDS), encoding="utf-8")
+    _, out = _run(tmp_path, RECORDS)
+    expected = {
+        record.id: screen(record.answer, record.hits, question=record.question).flagged
+        for record in read_records(answers)
+    }
+    assert {row["id"]: row["flagged"] for row in out} == expected
+
+
+def test_the_decision_ignores_labels_and_other_meta(tmp_path: Path) -> None:
+    _, with_labels = _run(tmp_path, RECORDS)
+    stripped = [
+        {key: value for key, value in r.items() if key not in {"label", "origin"}}
+        | {"meta": {"question": r["meta"].get("question", "")}}  # type: ignore[attr-defined]
+        for r in RECORDS
+    ]
+    _, without = _run(tmp_path, stripped)
+    assert without == with_labels
+
+
+def test_labels_print_catch_and_false_alarm(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _run(tmp_path, RECORDS)
+    printed = capsys.readouterr().out
+    assert "answers judged: 3, flagged (sent to review): 1" in printed
+    assert "100.0% (1/1)" in printed  # caught the unsupported one
+    assert "0.0% (0/1)" in printed  # no false alarm on the supported one
+    assert "t = 0.20" in printed
+
+
+def test_a_malformed_line_is_named_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _ = _run(tmp_path, [{"id": "x", "answer": "no sources"}])
+    assert code == 2
+    assert "line 1" in capsys.readouterr().err
