@@ -14,6 +14,7 @@ from langchain_core.language_models import BaseChatModel
 from rag.cache.answers import AnswerCache, MemoryCache
 from rag.cache.redis_backend import RedisCache
 from rag.cache.reviewed import ReviewedAnswers
+from rag.check.judge import ModelJudge
 from rag.generate.llm import Generator, chat_model
 from rag.generate.retry import RetryPolicy
 from rag.ingest.build import load_or_build
@@ -85,4 +86,10 @@ def build_pipeline(
         min_score=min_score,
         top_k=settings.top_k,
         reviewed=reviewed,
+        judge=judge_from_settings(settings),
     )
+
+
+def judge_from_settings(settings: Settings) -> ModelJudge | None:
+    """The model judge when CHECKER_MODEL_JUDGE is on (with its own retried generator)."""
+    return ModelJudge(generator_from_settings(settings)) if settings.checker_model_judge else None

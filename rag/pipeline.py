@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rag.cache.answers import AnswerCache, cache_key, normalize_question
 from rag.cache.reviewed import ReviewedAnswers
+from rag.check.judge import ModelJudge
 from rag.check.screen import screen
+from rag.check.support import warm_up
 from rag.generate.llm import Generator
 from rag.generate.prompt import PROMPT_VERSION, build_messages
 from rag.language import detect_language
@@ -48,6 +50,8 @@ class Pipeline:
     top_k: int = 5
     reviewed: ReviewedAnswers | None = None
     model_id: str = field(default="")
+    judge: ModelJudge | None = None
+    """The optional model judge (CHECKER_MODEL_JUDGE): adds problems, never removes one."""
     scopes: ScopeCatalog = field(default_factory=ScopeCatalog)
     """The scopes SCOPES_FILE defines: turns an asker's scope key into the documents to search."""
     _rows: ScopedRows = field(default_factory=ScopedRows, init=False, repr=False)
@@ -56,8 +60,11 @@ class Pipeline:
         if self.top_k < 1:
             msg = f"top_k ({self.top_k}) must be at least 1"
             raise ValueError(msg)
+        warm_up()  # the checker's segmenter: loaded once per process, not on the first answer
         if not self.model_id:
             self.model_id = self.generator.model_id
+            if self.judge is not None:  # judged and unjudged results must not share a key
+                self.model_id += f"+{self.judge.model_id}"
 
     async def answer(self, question: str, *, scope: str = DEFAULT_SCOPE) -> Result:
         """``scope``: the asker's :attr:`~rag.scopes.sets.ScopeSet.key`. It keys the reviewed
@@ -112,6 +119,13 @@ class Pipeline:
                 timings_ms=timings,
             )
         report = screening.report
+        if self.judge is not None:
+            step = time.perf_counter()
+            judged = await self.judge.review(draft, hits)
+            report = replace(report, problems=report.problems + judged.problems)
+            timings["judge"] = _ms(step)
+            timings["judge_tokens"] = judged.tokens
+            timings["total"] = _ms(started)
         if report.ok:
             return Answer(question, draft, hits, timings_ms=timings)
         if self.reviewed is not None and await self.reviewed.is_rejected(

@@ -170,6 +170,9 @@ class Settings(EdgeSettings):
         int, number("REFUSAL_TTL_SECONDS", 3600, minimum=1, whole=True)
     ] = 3600
     log_questions: Annotated[bool, BeforeValidator(_flag)] = False
+    checker_model_judge: Annotated[bool, BeforeValidator(_flag)] = False
+    """Also ask the chat model whether each cited sentence is supported (see rag.check.judge);
+    needs LLM_* set. Off by default: it costs one model call per checked answer."""
 
     @property
     def llm_configured(self) -> bool:
@@ -184,6 +187,9 @@ class Settings(EdgeSettings):
         a partial ``Settings(...)`` on purpose)."""
         if self.llm_configured and self.llm_model is None:
             msg = "LLM_MODEL is required when LLM_BASE_URL or LLM_API_KEY is set (e.g. gpt-4o-mini)"
+            raise SettingsError(msg)
+        if self.checker_model_judge and not self.llm_configured:
+            msg = "CHECKER_MODEL_JUDGE=true needs a chat model: set LLM_BASE_URL and LLM_MODEL"
             raise SettingsError(msg)
         if self.embeddings == "openai" and self.embeddings_model is None:
             msg = (

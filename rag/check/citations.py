@@ -53,7 +53,16 @@ from rag.language import Language, detect_language
 from rag.messages import is_refusal_text
 from rag.results import Hit
 
-__all__ = ["KINDS", "MARKER", "Problem", "Report", "check", "cited_numbers", "sentences"]
+__all__ = [
+    "KINDS",
+    "MARKER",
+    "Problem",
+    "Report",
+    "check",
+    "cited_numbers",
+    "cited_sentences",
+    "sentences",
+]
 
 KINDS = frozenset(
     {
@@ -65,6 +74,8 @@ KINDS = frozenset(
         "unsupported_claim",
         "ungrounded_name",
         "modality_mismatch",
+        "judged_unsupported",
+        "judge_unavailable",
     }
 )
 SOURCES_LINE_CHARS = 12
@@ -360,3 +371,19 @@ def _unrelated(
         if unsupported or elsewhere:
             problems.append(Problem("unrelated_source", say.unrelated(n, group), found[index].text))
     return problems
+
+
+def cited_sentences(text: str, n_hits: int) -> list[tuple[str, tuple[int, ...]]]:
+    """Each sentence that states something and cites (as written), with the sources it cites:
+    what the claim rules judge, and what the optional model judge is asked about."""
+    found = sentences(text)
+    covering = _covering(found)
+    claims: list[tuple[str, tuple[int, ...]]] = []
+    for index, sentence in enumerate(found):
+        cover = covering[index]
+        if cover is None or not _needs_source(sentence, bool(quantities(sentence.plain))):
+            continue
+        refs = tuple(n for n in found[cover].cites if 1 <= n <= n_hits)
+        if refs:
+            claims.append((sentence.text, refs))
+    return claims

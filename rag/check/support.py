@@ -82,6 +82,12 @@ def _zh_words(text: str) -> frozenset[str]:
     )
 
 
+def warm_up() -> None:
+    """Load jieba's dictionary now (about a second, once per process) rather than while the
+    first asker waits for the first checked answer."""
+    jieba.initialize()
+
+
 def content_words(text: str, language: Language) -> frozenset[str]:
     """The words that carry a text's meaning, normalised so that inflections meet."""
     if language == "zh":

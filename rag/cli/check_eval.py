@@ -15,19 +15,23 @@ only for the figures printed when labels are present (see :mod:`rag.cli.check_fi
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rag.check.screen import Screening, screen
 from rag.chunks import Chunk
 from rag.cli.check_figures import Judged, summary
 from rag.results import Hit
 from rag.settings import Settings
+
+if TYPE_CHECKING:
+    from rag.check.judge import ModelJudge
 
 
 class CheckEvalInputError(ValueError):
@@ -111,22 +115,34 @@ def as_output(record: Record, screening: Screening) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    del settings  # the deterministic checker has no settings yet
-    judged: list[Judged] = []
     try:
         records = list(read_records(args.answers))
     except (OSError, CheckEvalInputError) as error:
         print(f"citebot: {args.answers}: {error}", file=sys.stderr)
         return 2
+    from rag.assemble import judge_from_settings  # the chat client only when it is needed
+
+    judged = asyncio.run(_judge_all(records, judge_from_settings(settings)))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as out:
-        for record in records:
-            started = time.perf_counter()
-            screening = screen(record.answer, record.hits, question=record.question)
-            elapsed = (time.perf_counter() - started) * 1000
-            out.write(json.dumps(as_output(record, screening), ensure_ascii=False) + "\n")
-            judged.append(
-                Judged(record.label, record.origin, record.has_number, screening, elapsed)
-            )
+        for record, item in zip(records, judged, strict=True):
+            out.write(json.dumps(as_output(record, item.screening), ensure_ascii=False) + "\n")
     print(summary(judged))
     return 0
+
+
+async def _judge_all(records: Sequence[Record], judge: ModelJudge | None) -> list[Judged]:
+    """Each record screened as the pipeline screens a draft, the model judge included when on."""
+    judged: list[Judged] = []
+    for record in records:
+        started = time.perf_counter()
+        screening = screen(record.answer, record.hits, question=record.question)
+        elapsed = (time.perf_counter() - started) * 1000
+        if judge is not None and screening.refused is None:
+            outcome = await judge.review(record.answer, record.hits)
+            report = screening.report
+            problems = report.problems + outcome.problems
+            screening = replace(screening, report=replace(report, problems=problems))
+        item = Judged(record.label, record.origin, record.has_number, screening, elapsed)
+        judged.append(item)
+    return judged

@@ -103,6 +103,10 @@ class Generator:
 
     async def generate(self, messages: Sequence[BaseMessage]) -> str:
         """The model's reply text; raises :class:`GenerationError` when there is none."""
+        return (await self.generate_reply(messages)).text.strip()
+
+    async def generate_reply(self, messages: Sequence[BaseMessage]) -> BaseMessage:
+        """The model's whole reply (text and token usage), retried like :meth:`generate`."""
         policy = self.policy
         deadline = policy.clock() + policy.deadline_seconds
         retrying = AsyncRetrying(
@@ -132,7 +136,7 @@ class Generator:
         # AsyncRetrying either returns from inside the loop or raises; never falls through.
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _call_once(self, messages: Sequence[BaseMessage], remaining: float) -> str:
+    async def _call_once(self, messages: Sequence[BaseMessage], remaining: float) -> BaseMessage:
         # The per-call timeout lives in the client; this bounds the last attempt by what is
         # left of the overall deadline.
         scope = asyncio.timeout(max(remaining, 0.0))
@@ -143,7 +147,6 @@ class Generator:
             if scope.expired():
                 raise _DeadlineExceeded from error
             raise
-        text = reply.text.strip()
-        if not text:
+        if not reply.text.strip():
             raise EmptyReplyError(reply.response_metadata.get("finish_reason"))
-        return text
+        return reply
