@@ -31,9 +31,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.console import banner, chat
 from bot.dedupe import Dedupe
-from bot.feishu.app import FeishuConfig, add_feishu
+from bot.feishu.app import add_feishu
 from bot.feishu.retry import ApiRetry
-from bot.feishu.settings import feishu_config
+from bot.feishu.settings import FeishuSettings
 from bot.health import health_handler
 from bot.ports import Answerer, SourceIndex
 from bot.review.desk import ReviewDesk
@@ -131,7 +131,7 @@ def _routes(
     *,
     index: SourceIndex,
     redis: GuardedRedis | None,
-    feishu: FeishuConfig | None,
+    feishu: FeishuSettings | None,
 ) -> None:
     if settings.mode == "http":
         add_events_route(app)
@@ -155,7 +155,7 @@ def create_web_app(
     reviewed: ReviewedAnswers,
     rate_limit: RateLimitRetry | None = None,
     with_review: bool = True,
-    feishu: FeishuConfig | None = None,
+    feishu: FeishuSettings | None = None,
     feishu_retry: ApiRetry | None = None,
 ) -> web.Application:
     """Slack (SLACK_BOT_TOKEN), Feishu (FEISHU_APP_ID) or both, on one aiohttp app."""
@@ -269,7 +269,7 @@ def main() -> int:
     )
     try:
         settings = BotSettings.from_env(os.environ)
-        feishu = feishu_config(os.environ)
+        feishu = FeishuSettings.from_env(os.environ)
     except SettingsError as error:
         print(f"citebot: {error}", file=sys.stderr)
         return 2

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
-from typing import Literal
 
 import aiohttp
 from aiohttp import web
@@ -28,6 +26,7 @@ from bot.feishu.inbound import Gate
 from bot.feishu.retry import ApiRetry, describe
 from bot.feishu.review_board import FeishuBoard
 from bot.feishu.server import EVENTS_PATH, FeishuEvents, Tasks, feishu_dedupe
+from bot.feishu.settings import FeishuSettings
 from bot.ports import Answerer
 from bot.review.desk import ReviewDesk
 from bot.review.state import ReviewState
@@ -35,21 +34,8 @@ from rag import GuardedRedis, ReviewedAnswers
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_API_URL = "https://open.feishu.cn"
 REVIEW_PREFIX = "citebot:feishu:review:"
 """Feishu's open reviews apart from Slack's (each platform lists and decides its own)."""
-
-
-@dataclass(frozen=True, slots=True)
-class FeishuConfig:
-    app_id: str
-    app_secret: str = field(repr=False)
-    encrypt_key: str = field(repr=False)
-    verification_token: str = field(repr=False)
-    api_url: str = DEFAULT_API_URL
-    mode: Literal["http", "ws"] = "http"
-    review_chat: str | None = None
-    reviewers: tuple[str, ...] = ()
 
 
 class FeishuSlot:
@@ -68,7 +54,7 @@ FEISHU = web.AppKey("feishu", FeishuSlot)
 
 
 def review_desk(
-    config: FeishuConfig,
+    config: FeishuSettings,
     api: FeishuApi,
     *,
     redis: Redis | GuardedRedis | None,
@@ -91,7 +77,7 @@ def review_desk(
 
 def add_feishu(
     app: web.Application,
-    config: FeishuConfig,
+    config: FeishuSettings,
     *,
     pipeline: Answerer,
     redis: Redis | GuardedRedis | None,
@@ -99,13 +85,10 @@ def add_feishu(
     log_questions: bool = False,
     retry: ApiRetry | None = None,
 ) -> None:
-    if config.mode != "http":
-        msg = "FEISHU_MODE=ws is not supported; use http"  # settings refuse it earlier
-        raise ValueError(msg)
     slot = FeishuSlot()
     app[FEISHU] = slot
     app.router.add_post(EVENTS_PATH, slot.handle)
-    gate = Gate(config.encrypt_key, config.verification_token)
+    gate = Gate(config.secret("encrypt_key"), config.secret("verification_token"))
 
     async def feishu(_: web.Application) -> AsyncIterator[None]:
         session = aiohttp.ClientSession()
@@ -114,7 +97,7 @@ def add_feishu(
             session,
             base_url=config.api_url,
             app_id=config.app_id,
-            app_secret=config.app_secret,
+            app_secret=config.secret("app_secret"),
             retry=retry,
         )
         desk = review_desk(config, api, redis=redis, reviewed=reviewed, pipeline=pipeline)

@@ -10,7 +10,9 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from bot.__main__ import create_web_app, redis_client, reviewed_answers
+from bot.__main__ import create_web_app, main, redis_client, reviewed_answers
+from bot.feishu.server import EVENTS_PATH as FEISHU_EVENTS_PATH
+from bot.feishu.settings import FeishuSettings
 from bot.settings import BotSettings
 from bot.slack.server import EVENTS_PATH, HEALTH_PATH
 from rag.cache.answers import MemoryCache
@@ -109,3 +111,54 @@ async def test_healthz_says_whether_redis_answers(served: tuple[str, list[str]])
     assert (up["redis"], up["status"]) == ("ok", "ok")
     assert (down["redis"], down["status"]) == ("unreachable", "degraded")
     assert "redis://" not in json.dumps([up, down])
+
+
+def _feishu() -> FeishuSettings:
+    return FeishuSettings(
+        app_id="cli_citebottest00001",
+        app_secret="s",
+        encrypt_key="k",
+        verification_token="t",
+    )
+
+
+def test_feishu_alone_serves_its_events_and_health(index: Index) -> None:
+    app = create_web_app(
+        BotSettings(rag=Settings()),
+        pipeline=_pipeline(index),
+        redis=None,
+        reviewed=reviewed_answers(None),
+        feishu=_feishu(),
+    )
+    assert _paths(app) == {FEISHU_EVENTS_PATH, HEALTH_PATH}
+
+
+def test_slack_and_feishu_share_one_app(slack_api: FakeSlackApi, index: Index) -> None:
+    app = create_web_app(
+        _settings(slack_api),
+        pipeline=_pipeline(index),
+        redis=None,
+        reviewed=reviewed_answers(None),
+        feishu=_feishu(),
+    )
+    assert _paths(app) == {EVENTS_PATH, FEISHU_EVENTS_PATH, HEALTH_PATH}
+
+
+def test_feishu_long_connection_is_refused_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("bot.__main__.load_dotenv", lambda: None)
+    for name in ("SLACK_BOT_TOKEN", "REDIS_URL"):
+        monkeypatch.delenv(name, raising=False)
+    env = {
+        "FEISHU_APP_ID": "cli_citebottest00001",
+        "FEISHU_APP_SECRET": "s",
+        "FEISHU_ENCRYPT_KEY": "k",
+        "FEISHU_VERIFICATION_TOKEN": "t",
+        "FEISHU_MODE": "ws",
+    }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main() == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("citebot: FEISHU_MODE=ws (long connection) is not supported")

@@ -34,7 +34,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from bot.__main__ import ClosablePipeline, create_web_app, redis_client, reviewed_answers
 from bot.feishu.retry import ApiRetry
-from bot.feishu.settings import feishu_config
+from bot.feishu.settings import FeishuSettings
 from bot.settings import BotSettings
 from bot.slack.client import RateLimitRetry
 from bot.slack.server import BOLT
@@ -282,7 +282,7 @@ async def compose(
     The seams are the ones the composition root has: the pipeline (``pipeline``), the review
     desk (``with_review``) and the platforms' retry waits (never slept here)."""
     settings = BotSettings.from_env(env)
-    feishu = feishu_config(env)
+    feishu = FeishuSettings.from_env(env)
     redis = redis_client(secret(settings.rag.redis_url))
     reviewed = reviewed_answers(redis)
     if pipeline is None:

@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from bot.feishu.settings import feishu_config
+from bot.feishu.settings import FeishuSettings
 from rag import SettingsError
 
 BASE = {
     "FEISHU_APP_ID": "cli_a1b2c3d4e5f60718",
-    "FEISHU_APP_SECRET": "secret",
-    "FEISHU_ENCRYPT_KEY": "key",
-    "FEISHU_VERIFICATION_TOKEN": "token",
+    "FEISHU_APP_SECRET": "s3cr3t-app",
+    "FEISHU_ENCRYPT_KEY": "s3cr3t-key",
+    "FEISHU_VERIFICATION_TOKEN": "s3cr3t-token",
 }
 REVIEWER = "ou_7d8a6e6df7621556ce0d21922b676706"
 
 
 def test_feishu_is_off_without_an_app_id() -> None:
-    assert feishu_config({}) is None
+    assert FeishuSettings.from_env({}) is None
 
 
 def test_a_complete_http_config() -> None:
@@ -27,12 +27,13 @@ def test_a_complete_http_config() -> None:
         "FEISHU_REVIEW_CHAT": "oc_a0553eda9014c201e6969b478895c230",
         "FEISHU_REVIEWERS": f"{REVIEWER}, {REVIEWER}",
     }
-    config = feishu_config(env)
+    config = FeishuSettings.from_env(env)
     assert config is not None
     assert config.api_url == "https://open.larksuite.com"
     assert config.reviewers == (REVIEWER,)
-    assert "secret" not in repr(config)
-    assert feishu_config(BASE).api_url == "https://open.feishu.cn"  # type: ignore[union-attr]
+    assert "s3cr3t" not in repr(config)
+    assert config.secret("encrypt_key") == "s3cr3t-key"
+    assert FeishuSettings.from_env(BASE).api_url == "https://open.feishu.cn"  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(
@@ -51,4 +52,4 @@ def test_a_complete_http_config() -> None:
 )
 def test_a_bad_value_is_one_clear_error(change: dict[str, str], message: str) -> None:
     with pytest.raises(SettingsError, match=message):
-        feishu_config({**BASE, **change})
+        FeishuSettings.from_env({**BASE, **change})
