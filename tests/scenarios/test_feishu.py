@@ -11,6 +11,7 @@ from rag.search.index import Index
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.feishu_api import FakeFeishuApi
 from tests.scenarios.feishu_harness import (
+    ALICE,
     GROUP,
     OUTSIDER,
     REVIEW_CHAT,
@@ -20,7 +21,7 @@ from tests.scenarios.feishu_harness import (
     start_feishu,
     value_of,
 )
-from tests.scenarios.harness import IN_KB, IN_KB_EN
+from tests.scenarios.harness import IN_KB, IN_KB_EN, OUT_OF_KB
 from tests.scenarios.review_harness import IN_KB as LEVELS_QUESTION
 from tests.scenarios.review_harness import INDEX, INVENTED, THRESHOLD
 
@@ -202,3 +203,26 @@ async def test_two_reviewers_clicking_together_apply_one_decision(
         assert len(feishu.thread(question.message_id)) == 2
         kinds = [click.body.get("toast", {}).get("type", "") for click in clicks]
         assert kinds.count("success") <= 1
+
+
+async def test_ask_a_human_under_a_refusal_reaches_a_colleague_and_back(
+    bot: FeishuBot, feishu: FakeFeishuApi
+) -> None:
+    question, _ = await bot.ask_group(OUT_OF_KB)
+    [refusal] = await bot.replies(question)
+    ask = value_of(next(b for b in buttons(refusal) if value_of(b)["k"] == "ask"))
+    asked = await bot.click(refusal, ask, user=ALICE)
+    assert asked.body["toast"]["type"] == "success"
+    again = await bot.click(refusal, ask, user=ALICE)
+    assert again.body["toast"]["content"] == "已经转给同事了，请稍候。"
+    await feishu.wait_until(lambda: len(feishu.in_chat(REVIEW_CHAT)) == 1)
+    [gap] = feishu.in_chat(REVIEW_CHAT)
+    assert OUT_OF_KB in gap.text
+    answer = value_of(next(b for b in buttons(gap) if value_of(b)["k"] == "answer"))
+    await bot.click(gap, answer, user=REVIEWER, form={"text": "火星上没有天气预报，请问行政部。"})
+    await feishu.wait_until(lambda: len(feishu.thread(question.message_id)) == 2)
+    reply = feishu.thread(question.message_id)[1]
+    assert "火星上没有天气预报，请问行政部。" in reply.text
+    assert f"<at id={REVIEWER}></at>" in reply.text
+    await feishu.wait_until(lambda: gap.edits == 1)
+    assert "已由同事回答" in gap.text
