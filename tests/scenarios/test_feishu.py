@@ -181,13 +181,13 @@ async def test_an_unverified_answer_is_delivered_once_after_a_reviewers_approval
 
 
 async def test_two_reviewers_clicking_together_apply_one_decision(
-    feishu: FakeFeishuApi, redis_url: str
+    feishu: FakeFeishuApi, own_redis_url: str
 ) -> None:
     second = "ou_reviewer002"
     feishu.chat_members[REVIEW_CHAT] = [REVIEWER, second]
     model = ScriptedChatModel(replies=[INVENTED])
     async with start_feishu(
-        feishu, index=INDEX, redis_url=redis_url, model=model, min_score=THRESHOLD
+        feishu, index=INDEX, redis_url=own_redis_url, model=model, min_score=THRESHOLD
     ) as bot:
         question, _ = await bot.ask_group(LEVELS_QUESTION)
         await bot.replies(question)
