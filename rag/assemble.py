@@ -19,6 +19,7 @@ from rag.generate.llm import Generator, chat_model
 from rag.generate.retry import RetryPolicy
 from rag.ingest.build import load_or_build
 from rag.pipeline import Pipeline
+from rag.scopes.sets import ScopeCatalog
 from rag.search.embeddings import embeddings_for
 from rag.search.index import Index
 from rag.settings import Settings, secret
@@ -71,11 +72,17 @@ def cache_from_settings(settings: Settings) -> AnswerCache:
 
 
 def build_pipeline(
-    settings: Settings, *, progress: bool = False, reviewed: ReviewedAnswers | None = None
+    settings: Settings,
+    *,
+    progress: bool = False,
+    reviewed: ReviewedAnswers | None = None,
+    scopes: ScopeCatalog | None = None,
 ) -> Pipeline:
     """Open (or build) the index over DOCS_DIR and wire the pipeline around it.
 
     The threshold is MIN_SCORE when set, else the index's own (calibrated or shipped default).
+    ``scopes``: the catalog of SCOPES_FILE, read by the edge before this (it stops the program
+    on a bad file before the index is opened); ``None``: only the unrestricted scope exists.
     """
     index = open_index(settings, progress=progress)
     min_score = settings.min_score if settings.min_score is not None else index.min_score
@@ -87,6 +94,7 @@ def build_pipeline(
         top_k=settings.top_k,
         reviewed=reviewed,
         judge=judge_from_settings(settings),
+        scopes=scopes or ScopeCatalog(),
     )
 
 

@@ -173,6 +173,8 @@ class Settings(EdgeSettings):
     checker_model_judge: Annotated[bool, BeforeValidator(_flag)] = False
     """Also ask the chat model whether each cited sentence is supported (see rag.check.judge);
     needs LLM_* set. Off by default: it costs one model call per checked answer."""
+    scopes_file: Path | None = None
+    """SCOPES_FILE: who may see which documents (:mod:`rag.scopes.file`); ``None``: everyone."""
 
     @property
     def llm_configured(self) -> bool:

@@ -11,18 +11,22 @@ import unicodedata
 from typing import Any
 
 from rag.assemble import build_pipeline
+from rag.cli.scoping import add_scope_argument, chosen_scope
 from rag.generate.llm import GenerationError
 from rag.language import detect_language
 from rag.messages import model_failure_text
 from rag.pipeline import sources_of
 from rag.results import Result
-from rag.settings import Settings
+from rag.scopes.file import ScopesFile
+from rag.scopes.sets import ScopeSet, UnknownScope
+from rag.settings import Settings, SettingsError
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("ask", help="answer one question from the documents")
     parser.add_argument("question", help="the question, in Chinese or English")
     parser.add_argument("--json", action="store_true", help="print one JSON object for scripts")
+    add_scope_argument(parser, "answer as an audience with this scope of SCOPES_FILE")
     parser.set_defaults(func=run)
 
 
@@ -76,10 +80,13 @@ def as_text(result: Result) -> str:
     return "\n".join(lines)
 
 
-async def _ask(question: str, settings: Settings) -> Result:
-    pipeline = build_pipeline(settings, progress=sys.stderr.isatty())
+async def _ask(
+    question: str, settings: Settings, scope: ScopeSet, scopes: ScopesFile | None
+) -> Result:
+    catalog = None if scopes is None else scopes.catalog
+    pipeline = build_pipeline(settings, progress=sys.stderr.isatty(), scopes=catalog)
     try:
-        return await pipeline.answer(question)
+        return await pipeline.answer(question, scope=scope.key)
     finally:
         await pipeline.aclose()
 
@@ -93,7 +100,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 2
     try:
-        result = asyncio.run(_ask(question, settings))
+        scopes, scope = chosen_scope(settings, args.scope)
+    except (SettingsError, UnknownScope) as error:
+        print(f"citebot: {error}", file=sys.stderr)
+        return 2
+    try:
+        result = asyncio.run(_ask(question, settings, scope, scopes))
     except GenerationError as error:
         print(model_failure_text(detect_language(question)), file=sys.stderr)
         print(f"citebot: the chat model failed: {error.reason}", file=sys.stderr)

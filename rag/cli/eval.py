@@ -17,17 +17,20 @@ import sys
 import time
 import unicodedata
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from rag.assemble import embeddings_from_settings
+from rag.cli.scoping import add_scope_argument, chosen_scope
 from rag.ingest.documents import SourceDocument
 from rag.results import Hit
+from rag.scopes.sets import EVERYTHING, ScopeSet, UnknownScope
 from rag.search.calibration import refusal_metrics
 from rag.search.embeddings import CachedEmbeddings
 from rag.search.index import Index
-from rag.settings import Settings
+from rag.search.scoped import ScopedRows
+from rag.settings import Settings, SettingsError
 
 HITS_PER_QUERY = 10
 """Written per query even when refused: MRR@10 and recall never depend on the gate."""
@@ -49,6 +52,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--embeddings", choices=["none", "e5"], help="dense embedder (default: EMBEDDINGS)"
     )
     parser.add_argument("--cache-dir", type=Path, help="embedding cache (default: INDEX_DIR/eval)")
+    add_scope_argument(
+        parser,
+        "search only the corpus ids this scope of SCOPES_FILE matches; questions whose gold "
+        "document lies outside count as ones to refuse",
+    )
     parser.set_defaults(func=run)
 
 
@@ -231,11 +239,25 @@ def metrics(outcomes: Sequence[Outcome]) -> dict[str, float]:
     }
 
 
-def evaluate(index: Index, queries: Sequence[Query], min_score: float) -> list[Outcome]:
+def scoped(queries: Sequence[Query], scope: ScopeSet) -> list[Query]:
+    """The queries as the scope's audience meets them: a gold document it may not see means
+    the right behaviour is to refuse, exactly like a question the corpus cannot answer."""
+    return [
+        query
+        if query.gold_doc_id is None or scope.allows(query.gold_doc_id)
+        else replace(query, gold_doc_id=None, answers=())
+        for query in queries
+    ]
+
+
+def evaluate(
+    index: Index, queries: Sequence[Query], min_score: float, scope: ScopeSet = EVERYTHING
+) -> list[Outcome]:
+    rows = ScopedRows().rows(index.version, index.chunks, scope)
     outcomes = []
-    for query in queries:
+    for query in scoped(queries, scope):
         started = time.perf_counter()
-        hits = index.search(query.question, HITS_PER_QUERY)
+        hits = index.search(query.question, HITS_PER_QUERY, rows=rows)
         latency = (time.perf_counter() - started) * 1000
         refused = not hits or hits[0].score < min_score
         outcomes.append(Outcome(query, hits, refused, latency))
@@ -258,9 +280,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.embeddings:
         settings = settings.model_copy(update={"embeddings": args.embeddings})
     try:
+        _, scope = chosen_scope(settings, args.scope)
         docs = load_corpus(args.corpus)
         queries = load_queries(args.queries)
-    except (OSError, EvalInputError) as error:
+    except (OSError, EvalInputError, SettingsError, UnknownScope) as error:
         print(f"citebot: {error}", file=sys.stderr)
         return 2
     inner = embeddings_from_settings(settings)
@@ -274,7 +297,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     built = time.perf_counter() - started
     min_score = args.min_score if args.min_score is not None else settings.min_score
     threshold = index.min_score if min_score is None else min_score
-    outcomes = evaluate(index, queries, threshold)
+    outcomes = evaluate(index, queries, threshold, scope)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as out:
         for outcome in outcomes:
@@ -282,5 +305,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     origin = "default of gate " + index.gate.name if min_score is None else "override"
     print(f"index {index.version}: {len(docs)} documents, {len(index)} chunks in {built:.1f} s")
     print(f"threshold {threshold:g} ({origin}); results in {args.out}")
+    if not scope.unrestricted:
+        visible = sum(1 for doc in docs if scope.allows(doc.source))
+        print(f"scope {scope}: {visible} of {len(docs)} documents searched")
     print(report(metrics(outcomes)))
     return 0

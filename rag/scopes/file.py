@@ -183,6 +183,11 @@ def _frozen(entries: Mapping[str, tuple[str, ...]]) -> dict[str, frozenset[str]]
     return {key: frozenset(names) for key, names in entries.items()}
 
 
+def read_scopes(path: Path | None) -> ScopesFile | None:
+    """SCOPES_FILE read and checked when set; ``None`` (everyone sees everything) when unset."""
+    return None if path is None else load_scopes_file(path)
+
+
 def load_scopes_file(path: Path) -> ScopesFile:
     """Read and check SCOPES_FILE; :class:`ScopesFileError` (one line) when it can't be used."""
     try:
