@@ -96,6 +96,7 @@ class FakeSlackApi:
     members: dict[str, list[str]] = field(default_factory=dict)
     users: dict[str, Args] = field(default_factory=dict)
     channels: dict[str, Args] = field(default_factory=dict)
+    usergroups: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.socket_mode = SocketModeLink()
@@ -121,6 +122,7 @@ class FakeSlackApi:
             "conversations.replies": self._replies,
             "conversations.info": self._conversation_info,
             "users.info": self._user_info,
+            "usergroups.users.list": self._usergroup_members,
         }
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -430,6 +432,12 @@ class FakeSlackApi:
         if info is None:
             return {"ok": False, "error": "user_not_found"}
         return {"ok": True, "user": {"id": user, **info}}
+
+    def _usergroup_members(self, args: Args) -> Reply:
+        group = str(args.get("usergroup"))
+        if group not in self.usergroups:
+            return {"ok": False, "error": "no_such_subteam"}
+        return {"ok": True, "users": self.usergroups[group]}
 
 
 def _shown(message: Message) -> dict[str, Any]:
