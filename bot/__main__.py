@@ -29,6 +29,7 @@ from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.audience import Audiences
 from bot.console import banner, chat
 from bot.dedupe import Dedupe
 from bot.feishu.app import add_feishu
@@ -44,7 +45,17 @@ from bot.slack.client import RateLimitRetry, web_client
 from bot.slack.listeners import review
 from bot.slack.review_board import SlackReviewBoard
 from bot.slack.server import BOLT, HEALTH_PATH, BoltSlot, add_events_route
-from rag import GuardedRedis, RedisStore, ReviewedAnswers, SettingsError, guarded, secret
+from bot.slack.usergroups import SlackUserGroups
+from rag import (
+    GuardedRedis,
+    RedisStore,
+    ReviewedAnswers,
+    ScopesFile,
+    SettingsError,
+    guarded,
+    read_scopes,
+    secret,
+)
 
 logger = logging.getLogger("citebot")
 
@@ -104,9 +115,12 @@ def slack_app(
     redis: GuardedRedis | None,
     reviewed: ReviewedAnswers,
     with_review: bool,
+    scopes: ScopesFile | None = None,
 ) -> AsyncApp:
     """The Bolt app with its listeners, the review desk's included (unless ``with_review``
     is off, when an unverified draft is refused instead)."""
+    groups = SlackUserGroups(client) if scopes is not None and scopes.usergroups else None
+    audiences = Audiences(scopes, review_channel=settings.review_channel, groups=groups)
     desk: ReviewDesk | None = None
     if with_review:
         desk = review_desk(
@@ -122,6 +136,7 @@ def slack_app(
         review=desk,
         register_extra=(lambda bolt: review.register(bolt, desk)) if desk else None,
         log_questions=settings.rag.log_questions,
+        audiences=audiences,
     )
 
 
@@ -132,6 +147,7 @@ def _routes(
     index: SourceIndex,
     redis: GuardedRedis | None,
     feishu: FeishuSettings | None,
+    scopes: ScopesFile | None,
 ) -> None:
     if settings.mode == "http":
         add_events_route(app)
@@ -143,6 +159,7 @@ def _routes(
         redis=redis.client if redis else None,
         chat_model=settings.rag.chat_model_mode,
         mode=mode,
+        scopes_version=None if scopes is None else scopes.version,
     )
     app.router.add_get(HEALTH_PATH, health)
 
@@ -157,14 +174,18 @@ def create_web_app(
     with_review: bool = True,
     feishu: FeishuSettings | None = None,
     feishu_retry: ApiRetry | None = None,
+    scopes: ScopesFile | None = None,
 ) -> web.Application:
-    """Slack (SLACK_BOT_TOKEN), Feishu (FEISHU_APP_ID) or both, on one aiohttp app."""
+    """Slack (SLACK_BOT_TOKEN), Feishu (FEISHU_APP_ID) or both, on one aiohttp app.
+
+    ``scopes``: SCOPES_FILE as read at start; the pipeline must hold its catalog
+    (``build_pipeline(scopes=scopes.catalog)``), or every scoped question finds nothing."""
     if settings.bot_token is None and feishu is None:
         msg = "create_web_app needs SLACK_BOT_TOKEN or FEISHU_APP_ID (validated settings)"
         raise SettingsError(msg)
     app = web.Application()
     redis = guarded(redis)  # one breaker for dedupe, review state and reviewed answers
-    _routes(app, settings, index=pipeline.index, redis=redis, feishu=feishu)
+    _routes(app, settings, index=pipeline.index, redis=redis, feishu=feishu, scopes=scopes)
 
     async def shared(_: web.Application) -> AsyncIterator[None]:
         # Added first, so closed last: both platforms answer through these until then.
@@ -190,6 +211,7 @@ def create_web_app(
             reviewed=reviewed,
             rate_limit=rate_limit,
             with_review=with_review,
+            scopes=scopes,
         )
     if feishu is not None:
         add_feishu(
@@ -213,6 +235,7 @@ def _add_slack(
     reviewed: ReviewedAnswers,
     rate_limit: RateLimitRetry | None,
     with_review: bool,
+    scopes: ScopesFile | None,
 ) -> None:
     if settings.bot_token is None or settings.review_channel is None:
         msg = "Slack needs SLACK_BOT_TOKEN and REVIEW_CHANNEL (validated settings)"
@@ -233,6 +256,7 @@ def _add_slack(
             redis=redis,
             reviewed=reviewed,
             with_review=with_review,
+            scopes=scopes,
         )
         socket: AsyncSocketModeHandler | None = None
         if settings.mode == "socket":
@@ -270,6 +294,7 @@ def main() -> int:
     try:
         settings = BotSettings.from_env(os.environ)
         feishu = FeishuSettings.from_env(os.environ)
+        scopes = read_scopes(settings.rag.scopes_file)
     except SettingsError as error:
         print(f"citebot: {error}", file=sys.stderr)
         return 2
@@ -278,7 +303,12 @@ def main() -> int:
     redis = redis_client(secret(settings.rag.redis_url))
     reviewed = reviewed_answers(redis)
     try:
-        pipeline = build_pipeline(settings.rag, progress=sys.stderr.isatty(), reviewed=reviewed)
+        pipeline = build_pipeline(
+            settings.rag,
+            progress=sys.stderr.isatty(),
+            reviewed=reviewed,
+            scopes=None if scopes is None else scopes.catalog,
+        )
     except (SettingsError, OSError) as error:
         print(f"citebot: cannot open the documents index: {error}", file=sys.stderr)
         return 2
@@ -290,6 +320,7 @@ def main() -> int:
         redis=redis,
         reviewed=reviewed,
         feishu=feishu,
+        scopes=scopes,
     )
     if feishu is not None:
         logger.info("Feishu: POST /feishu/events on port %d (%s)", settings.port, feishu.api_url)

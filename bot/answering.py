@@ -133,7 +133,7 @@ class Answering:
         step = time.perf_counter()
         log.stage = "pipeline"
         try:
-            result = await self.answerer.answer(origin.question)
+            result = await self.answerer.answer(origin.question, scope=origin.scope)
         except GenerationError as error:
             log.error = f"generation:{error.reason}"
             logger.warning("chat model failed for event %s: %s", log.event_id, error)

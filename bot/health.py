@@ -1,8 +1,9 @@
 """``GET /healthz``: is this bot able to answer, and from what?
 
-Index size and version, whether Redis answers (the bot still works without it, degraded to
-one process), the chat model mode. Nothing secret and no document text: the model *mode*
-(``extractive`` or ``openai-compatible:<model>``) but never the base URL or key.
+Index size and version, the scopes file's version, whether Redis answers (the bot still works
+without it, degraded to one process), the chat model mode. Nothing secret and no document
+text: the model *mode* (``extractive`` or ``openai-compatible:<model>``) but never the base URL
+or key.
 """
 
 from __future__ import annotations
@@ -33,8 +34,16 @@ async def redis_state(redis: Redis | None) -> str:
 
 
 def health_handler(
-    *, index: SourceIndex, redis: Redis | None, chat_model: str, mode: str
+    *,
+    index: SourceIndex,
+    redis: Redis | None,
+    chat_model: str,
+    mode: str,
+    scopes_version: str | None = None,
 ) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """``scopes_version``: the running SCOPES_FILE's version (``None``: no file, all see all)."""
+    scopes = "not configured" if scopes_version is None else {"version": scopes_version}
+
     async def healthz(request: web.Request) -> web.Response:
         redis_now = await redis_state(redis)
         return web.json_response(
@@ -44,6 +53,7 @@ def health_handler(
                 "index": {"chunks": len(index), "version": index.version},
                 "redis": redis_now,
                 "chat_model": chat_model,
+                "scopes": scopes,
                 "uptime_seconds": round(time.monotonic() - STARTED),
             }
         )

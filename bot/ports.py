@@ -74,6 +74,9 @@ class Origin:
     channel_type: str
     """``im`` for a DM, ``channel`` for a mention (Slack's own ``channel_type`` when given)."""
     question: str
+    scope: str = "all"
+    """Key of the documents the answer's audience may see (:mod:`bot.audience`): it selects
+    what is searched and keys the cache, reviewed answers and review tickets."""
 
 
 class Unreachable(Exception):

@@ -28,6 +28,11 @@ class SourceRef:
     chunk_hash: str
     score: float
 
+    @property
+    def source(self) -> str:
+        """The cited document (path relative to DOCS_DIR): what scopes are checked against."""
+        return self.chunk_id.rsplit("#", 1)[0]
+
 
 @dataclass(frozen=True, slots=True)
 class Found:
@@ -43,7 +48,7 @@ def find(ref: SourceRef, chunk: Chunk | None, all_chunks: Iterable[Chunk]) -> Fo
     """Where the cited passage is now."""
     if chunk is not None and same_version(ref, chunk.hash):
         return Found("current", (chunk,))
-    source = ref.chunk_id.rsplit("#", 1)[0]
+    source = ref.source
     same_source = [c for c in all_chunks if c.source == source]
     for candidate in same_source:
         if same_version(ref, candidate.hash):

@@ -62,3 +62,22 @@ SOURCE_UNREADABLE: dict[Language, str] = {
     "zh": "这个按钮已失效，请重新提问。",
     "en": "This button no longer works; please ask again.",
 }
+
+NOT_ENABLED_HERE: dict[Language, str] = {
+    "zh": "我在这个频道没有启用，不能在这里回答。你可以私信问我。",
+    "en": "I'm not enabled in this channel, so I can't answer here. You can ask me in a direct "
+    "message.",
+}
+"""A mention in a channel SCOPES_FILE does not enable, when the asker's DMs are enabled."""
+
+NOT_ENABLED: dict[Language, str] = {
+    "zh": "我在这里没有启用，不能回答。请问问管理员我在哪些频道可以使用。",
+    "en": "I'm not enabled here, so I can't answer. Your workspace admin knows where I can help.",
+}
+"""A mention or DM where SCOPES_FILE enables neither this place nor the asker's DMs."""
+
+SOURCE_NOT_HERE: dict[Language, str] = {
+    "zh": "这段资料不能在这里显示。",
+    "en": "This passage can't be shown here.",
+}
+"""A citation button clicked where the passage's document may not be seen (SCOPES_FILE)."""

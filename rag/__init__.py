@@ -98,6 +98,9 @@ if TYPE_CHECKING:
     from rag.scopes.file import (
         load_scopes_file as load_scopes_file,
     )
+    from rag.scopes.file import (
+        read_scopes as read_scopes,
+    )
     from rag.scopes.sets import (
         EVERYTHING as EVERYTHING,
     )
@@ -147,6 +150,7 @@ _HOME = {
     "ScopesFile": "rag.scopes.file",
     "ScopesFileError": "rag.scopes.file",
     "load_scopes_file": "rag.scopes.file",
+    "read_scopes": "rag.scopes.file",
     "EVERYTHING": "rag.scopes.sets",
     "ScopeCatalog": "rag.scopes.sets",
     "ScopeSet": "rag.scopes.sets",

@@ -79,6 +79,7 @@ class ReviewDesk:
             thread_ts=origin.thread_ts,
             asker=origin.user,
             message_ts=origin.message_ts,
+            scope=origin.scope,
             created=self.clock(),
             sources=tuple((h.chunk.id, h.chunk.hash, h.score) for h in result.hits),
         )
@@ -99,6 +100,7 @@ class ReviewDesk:
             thread_ts=origin.thread_ts,
             asker=origin.user,
             message_ts=origin.message_ts,
+            scope=origin.scope,
             sources=tuple((h.chunk.id, "", h.score) for h in result.hits[:NEAR_MISSES]),
             question=result.question or origin.question,
         )
@@ -114,6 +116,7 @@ class ReviewDesk:
             thread_ts=ask.thread_ts,
             asker=ask.asker,
             message_ts=ask.message_ts,
+            scope=ask.scope,
             created=self.clock(),
         )
         near: list[tuple[str, float, str | None]] = []

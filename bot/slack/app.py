@@ -15,6 +15,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answering import Answering
+from bot.audience import Audiences
 from bot.dedupe import Dedupe
 from bot.ports import Answerer, ReviewHooks
 from bot.slack.errors import apologise
@@ -30,8 +31,11 @@ def build_app(
     review: ReviewHooks | None = None,
     register_extra: Callable[[AsyncApp], None] | None = None,
     log_questions: bool = False,
+    audiences: Audiences | None = None,
 ) -> AsyncApp:
-    """``signing_secret=None`` only for Socket Mode, where Slack does not sign requests."""
+    """``signing_secret=None`` only for Socket Mode, where Slack does not sign requests.
+
+    ``audiences``: who may see which documents where (SCOPES_FILE); ``None``: everyone, all."""
     app = AsyncApp(
         client=client,
         signing_secret=signing_secret or "",
@@ -40,8 +44,8 @@ def build_app(
         name="citebot",
     )
     answering = Answering(answerer, review=review, log_questions=log_questions)
-    questions.register(app, answering=answering, dedupe=dedupe)
-    sources.register(app, index=answerer.index)
+    questions.register(app, answering=answering, dedupe=dedupe, audiences=audiences)
+    sources.register(app, index=answerer.index, audiences=audiences)
     if register_extra is not None:
         register_extra(app)
 

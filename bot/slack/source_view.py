@@ -64,6 +64,12 @@ def unreadable_message(language: Language) -> SlackMessage:
     return SlackMessage(text=notice, blocks=[section(notice)])
 
 
+def not_here_message(language: Language) -> SlackMessage:
+    """For a click where the passage's document may not be seen: nothing of it, not its name."""
+    notice = escape(texts.SOURCE_NOT_HERE[language])
+    return SlackMessage(text=notice, blocks=[section(notice)])
+
+
 def as_modal(message: SlackMessage, language: Language) -> dict[str, object]:
     """The same content as a modal, for when an ephemeral message cannot be posted."""
     title = "出处" if language == "zh" else "Source"
