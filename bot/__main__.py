@@ -222,6 +222,7 @@ def create_web_app(
             reviewed=reviewed,
             log_questions=settings.rag.log_questions,
             retry=feishu_retry,
+            scopes=scopes,
         )
     return app
 

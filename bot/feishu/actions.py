@@ -3,7 +3,9 @@
 Feishu waits 3 seconds for the callback's answer, which may carry a toast for the clicker. So:
 
 - a citation click is answered at once with the passage as a toast (looked up in today's index,
-  :func:`bot.sources.find`), seen only by whoever clicked;
+  :func:`bot.sources.find`), seen only by whoever clicked — when the place clicked in may see
+  its document (SCOPES_FILE): a p2p chat by the clicker's scope, a group by its own; a chat not
+  seen since start must pass both;
 - "ask a human" posts a knowledge-gap card to the reviewers' group and toasts the result;
 - a decision is checked (only reviewers; not already decided), then applied by the review desk
   in a task of its own. If that finishes within ``decide_within`` seconds the clicker gets its
@@ -23,6 +25,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot import texts
+from bot.audience import Audiences
 from bot.feishu.cards import date
 from bot.feishu.review_cards import REASON_FIELD, TEXT_FIELD
 from bot.ports import Card, SourceIndex
@@ -37,6 +40,9 @@ logger = logging.getLogger(__name__)
 Json = dict[str, Any]
 Spawn = Callable[[Coroutine[Any, Any, Any]], "asyncio.Task[Any]"]
 
+MAX_CHATS_KEPT = 10_000
+"""Chats whose kind (p2p or group) is remembered for citation clicks; forgotten ones must pass
+both the group's and the clicker's scope."""
 DECIDE_WITHIN_SECONDS = 2.0
 """How long a click waits for the decision before answering Feishu (which allows 3 s)."""
 TOAST_PASSAGE = 600
@@ -90,7 +96,10 @@ class Actions:
         *,
         spawn: Spawn,
         decide_within: float = DECIDE_WITHIN_SECONDS,
+        audiences: Audiences | None = None,
     ) -> None:
+        self.audiences = audiences or Audiences(None)
+        self._p2p: dict[str, bool] = {}
         self.index = index
         self.desk = desk
         self.spawn = spawn
@@ -108,7 +117,7 @@ class Actions:
         card = Card(str(where.get("open_chat_id", "")), str(where.get("open_message_id", "")))
         kind = str(value.get("k", ""))
         if kind == "source":
-            return self._source(value)
+            return await self._source(value, card.channel, user)
         if self.desk is None:
             return {}
         try:
@@ -125,12 +134,28 @@ class Actions:
         question = str(value.get("q", ""))
         return await self._decide(self.desk, ticket, card, verdict, user, question, form)
 
-    def _source(self, value: Mapping[str, Any]) -> Json:
+    def saw_chat(self, chat_id: str, *, is_dm: bool) -> None:
+        """Remember a chat's kind from its messages (a click's callback doesn't carry it)."""
+        if len(self._p2p) >= MAX_CHATS_KEPT:
+            self._p2p.clear()
+        self._p2p[chat_id] = is_dm
+
+    async def _may_see(self, source: str, chat: str, user: str) -> bool:
+        kinds = [self._p2p[chat]] if chat in self._p2p else [False, True]
+        for is_dm in kinds:
+            scope = await self.audiences.place(channel=chat, user=user, is_dm=is_dm)
+            if scope is None or not scope.allows(source):
+                return False
+        return True
+
+    async def _source(self, value: Mapping[str, Any], chat: str, user: str) -> Json:
         try:
             n = int(value["n"])
             ref = SourceRef(str(value["c"]), str(value["h"]), float(value.get("s", 0.0)))
         except (KeyError, TypeError, ValueError):
             return toast(texts.SOURCE_UNREADABLE["zh"], "warning")
+        if not await self._may_see(ref.source, chat, user):
+            return toast(texts.SOURCE_NOT_HERE["zh"], "warning")
         found = find(ref, self.index.chunk(ref.chunk_id), self.index.chunks)
         sample = found.chunks[0].text if found.chunks else ""
         return passage_toast(n, ref, found, detect_language(sample))

@@ -20,6 +20,7 @@ from aiohttp import web
 from redis.asyncio import Redis
 
 from bot.answering import Answering
+from bot.audience import Audiences
 from bot.feishu.actions import Actions
 from bot.feishu.api import FeishuApi
 from bot.feishu.inbound import Gate
@@ -30,7 +31,7 @@ from bot.feishu.settings import FeishuSettings
 from bot.ports import Answerer
 from bot.review.desk import ReviewDesk
 from bot.review.state import ReviewState
-from rag import GuardedRedis, ReviewedAnswers
+from rag import GuardedRedis, ReviewedAnswers, ScopesFile
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +85,11 @@ def add_feishu(
     reviewed: ReviewedAnswers,
     log_questions: bool = False,
     retry: ApiRetry | None = None,
+    scopes: ScopesFile | None = None,
 ) -> None:
+    """``scopes``: SCOPES_FILE; chats and people as in Slack, FEISHU_REVIEW_CHAT trusted with
+    every scope."""
+    audiences = Audiences(scopes, review_channel=config.review_chat)
     slot = FeishuSlot()
     app[FEISHU] = slot
     app.router.add_post(EVENTS_PATH, slot.handle)
@@ -106,8 +111,9 @@ def add_feishu(
             api=api,
             answering=Answering(pipeline, review=desk, log_questions=log_questions),
             dedupe=feishu_dedupe(redis),
-            actions=Actions(pipeline.index, desk, spawn=tasks.spawn),
+            actions=Actions(pipeline.index, desk, spawn=tasks.spawn, audiences=audiences),
             tasks=tasks,
+            audiences=audiences,
         )
         try:
             logger.info("Feishu: bot open_id %s", await events.bot_open_id())

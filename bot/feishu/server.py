@@ -7,7 +7,10 @@
       anything else         -> 200, ignored
 A question is answered only when its event *and* its message are claimed for the first time
 (:class:`bot.dedupe.Dedupe`, shared through Redis, kept 9 hours: Feishu retries an event for
-up to about 7 hours and sometimes redelivers one message under a new event_id). Nothing a
+up to about 7 hours and sometimes redelivers one message under a new event_id). It is answered
+from its audience's scope (:mod:`bot.audience`: the group's, or the asker's in a p2p chat);
+where SCOPES_FILE enables none, nothing is searched and a short reply in the chat says so
+(Feishu has no message only the asker would see). Nothing a
 rejected request carries is acted on, and no traceback reaches anyone: each task logs its own.
 """
 
@@ -20,14 +23,17 @@ from typing import Any
 
 from aiohttp import web
 
+from bot import texts
 from bot.answering import Answering
+from bot.audience import Audiences
 from bot.dedupe import Dedupe, event_key, message_key
 from bot.feishu.actions import Actions
 from bot.feishu.api import FeishuApi
 from bot.feishu.inbound import Gate, Rejected
 from bot.feishu.messages import question
 from bot.feishu.thread import FeishuThread
-from bot.ports import Origin
+from bot.ports import Origin, Reply
+from rag import detect_language
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +78,9 @@ class FeishuEvents:
         dedupe: Dedupe,
         actions: Actions,
         tasks: Tasks,
+        audiences: Audiences | None = None,
     ) -> None:
+        self.audiences = audiences or Audiences(None)
         self.gate = gate
         self.api = api
         self.answering = answering
@@ -120,15 +128,33 @@ class FeishuEvents:
         if not await self.dedupe.claim(*keys):
             logger.info("feishu event %s: already answered (%s)", asked.event_id, asked.message_id)
             return
+        is_dm = asked.chat_type == "p2p"
+        self.actions.saw_chat(asked.chat_id, is_dm=is_dm)
+        thread = FeishuThread(self.api, asked)
+        scope = await self.audiences.place(channel=asked.chat_id, user=asked.sender, is_dm=is_dm)
+        if scope is None:
+            await self._not_enabled(asked.text, asked.sender, is_dm, thread)
+            return
         origin = Origin(
             channel=asked.chat_id,
             thread_ts=asked.root_id or asked.message_id,
             message_ts=asked.message_id,
             user=asked.sender,
-            channel_type="im" if asked.chat_type == "p2p" else "channel",
+            channel_type="im" if is_dm else "channel",
             question=asked.text,
+            scope=scope.key,
         )
-        await self.answering.answer(asked.event_id, origin, FeishuThread(self.api, asked))
+        await self.answering.answer(asked.event_id, origin, thread)
+
+    async def _not_enabled(self, text: str, user: str, is_dm: bool, thread: FeishuThread) -> None:
+        language = detect_language(text)
+        dms = not is_dm and await self.audiences.direct(user) is not None
+        note = (texts.NOT_ENABLED_HERE if dms else texts.NOT_ENABLED)[language]
+        logger.info("feishu: not enabled in %s for %s", thread.asked.chat_id, user)
+        try:
+            await thread.reply(Reply(language, text=note))
+        except Exception:
+            logger.exception("could not tell %s that the chat is not enabled", user)
 
 
 def _event_id(payload: dict[str, Any]) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -125,6 +126,7 @@ async def start_feishu(
     min_score: float | None = None,
     review_chat: str | None = REVIEW_CHAT,
     reviewers: tuple[str, ...] = (),
+    scopes: Path | None = None,
 ) -> AsyncIterator[FeishuBot]:
     """The app composed from the environment as ``python -m bot`` does (Feishu on, Slack off),
     over ``redis_url`` — a Redis of the test's own: the app uses its default key names."""
@@ -133,6 +135,8 @@ async def start_feishu(
         env["FEISHU_REVIEW_CHAT"] = review_chat
     if reviewers:
         env["FEISHU_REVIEWERS"] = ",".join(reviewers)
+    if scopes is not None:
+        env["SCOPES_FILE"] = str(scopes)
     waits: list[float] = []
 
     async def record(seconds: float) -> None:

@@ -46,6 +46,8 @@ from rag.generate.llm import Generator
 from rag.generate.retry import RetryPolicy
 from rag.ingest.loaders import load_folder
 from rag.pipeline import Pipeline
+from rag.scopes.file import read_scopes
+from rag.scopes.sets import ScopeCatalog
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.index import Index
 from rag.settings import Settings
@@ -283,10 +285,12 @@ async def compose(
     desk (``with_review``) and the platforms' retry waits (never slept here)."""
     settings = BotSettings.from_env(env)
     feishu = FeishuSettings.from_env(env)
+    scopes = read_scopes(settings.rag.scopes_file)
     redis = redis_client(secret(settings.rag.redis_url))
     reviewed = reviewed_answers(redis)
     if pipeline is None:
-        answerer: ClosablePipeline = build_pipeline(settings.rag, reviewed=reviewed)
+        catalog = None if scopes is None else scopes.catalog
+        answerer: ClosablePipeline = build_pipeline(settings.rag, reviewed=reviewed, scopes=catalog)
     else:
         answerer = pipeline(settings.rag, reviewed)
     app = create_web_app(
@@ -298,6 +302,7 @@ async def compose(
         with_review=with_review,
         feishu=feishu,
         feishu_retry=feishu_retry or ApiRetry(sleep=_no_wait),
+        scopes=scopes,
     )
     async with serving(app) as served:
         yield served
@@ -336,12 +341,14 @@ def hashing_pipeline(
     questions unless ``min_score`` is given."""
 
     def build(settings: Settings, reviewed: ReviewedAnswers) -> Pipeline:
+        scopes = read_scopes(settings.scopes_file)  # SCOPES_FILE, as build_pipeline is given
         return Pipeline(
             index=index,
             generator=Generator(model or counting(), RetryPolicy(sleep=_no_wait)),
             cache=MemoryCache(),
             min_score=threshold(index) if min_score is None else min_score,
             reviewed=reviewed,
+            scopes=ScopeCatalog() if scopes is None else scopes.catalog,
         )
 
     return build

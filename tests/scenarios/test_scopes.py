@@ -16,32 +16,23 @@ from typing import Any
 import pytest
 from langchain_core.language_models import BaseChatModel
 
-from bot.__main__ import create_web_app
-from bot.settings import BotSettings
-from bot.slack.client import RateLimitRetry
 from bot.slack.review_cards import APPROVE
 from bot.slack.source_ref import decode
 from bot.texts import NOT_ENABLED, NOT_ENABLED_HERE, SOURCE_NOT_HERE
-from rag.cache.answers import MemoryCache
-from rag.cache.reviewed import ReviewedAnswers
-from rag.generate.llm import Generator
-from rag.generate.retry import RetryPolicy
-from rag.pipeline import Pipeline
 from rag.scopes.file import ScopesFile, load_scopes_file
 from rag.search.index import Index
-from rag.settings import Settings
 from tests.fakes.chat_model import ScriptedChatModel
-from tests.fakes.slack_api import BOT_TOKEN, BOT_USER_ID, FakeSlackApi, Message
+from tests.fakes.slack_api import BOT_USER_ID, FakeSlackApi, Message
 from tests.scenarios.harness import (
     REVIEW_CHANNEL,
-    SIGNING_SECRET,
     RunningBot,
+    bot_env,
     button_click,
+    compose,
     counting,
     envelope,
+    hashing_pipeline,
     new_ts,
-    serving,
-    threshold,
 )
 
 HR_CHANNEL, PUBLIC_CHANNEL, OTHER_CHANNEL = "C0HR00001", "C0PUB0001", "C0RANDOM1"
@@ -67,54 +58,32 @@ LEAVE = "How many days of annual leave do I get?"
 HR_WORDS = ("hr/", "annual-leave", "attendance-and-overtime", "Annual Leave Policy", "年假")
 
 
-async def _no_wait(_: float) -> None:
-    return None
+@pytest.fixture
+def scopes_path(tmp_path: Path) -> Path:
+    path = tmp_path / "scopes.toml"
+    path.write_text(SCOPES, "utf-8")
+    return path
 
 
 @pytest.fixture
-def scopes(tmp_path: Path) -> ScopesFile:
-    path = tmp_path / "scopes.toml"
-    path.write_text(SCOPES, "utf-8")
-    return load_scopes_file(path)
+def scopes(scopes_path: Path) -> ScopesFile:
+    return load_scopes_file(scopes_path)
 
 
 @asynccontextmanager
 async def scoped_bot(
     slack: FakeSlackApi,
     index: Index,
-    scopes: ScopesFile,
+    scopes_path: Path,
     *,
     model: BaseChatModel | None = None,
     with_review: bool = False,
 ) -> AsyncIterator[RunningBot]:
-    reviewed = ReviewedAnswers.in_memory()
-    pipeline = Pipeline(
-        index=index,
-        generator=Generator(model or counting(), RetryPolicy(sleep=_no_wait)),
-        cache=MemoryCache(),
-        min_score=threshold(index),
-        reviewed=reviewed,
-        scopes=scopes.catalog,
-    )
-    settings = BotSettings(
-        rag=Settings(),
-        bot_token=BOT_TOKEN,
-        signing_secret=SIGNING_SECRET,
-        api_url=slack.url,
-        review_channel=REVIEW_CHANNEL,
-        reviewers=(REVIEWER,),
-    )
-    app = create_web_app(
-        settings,
-        pipeline=pipeline,
-        redis=None,
-        reviewed=reviewed,
-        rate_limit=RateLimitRetry(sleep=_no_wait, jitter=0),
-        with_review=with_review,
-        scopes=scopes,
-    )
-    async with serving(app) as (url, http):
-        yield RunningBot(url, http)
+    """The app as ``python -m bot`` composes it, with SCOPES_FILE and REVIEWERS set."""
+    env = bot_env(slack, SCOPES_FILE=str(scopes_path), REVIEWERS=REVIEWER)
+    pipeline = hashing_pipeline(index, model=model)
+    async with compose(env, pipeline=pipeline, with_review=with_review) as served:
+        yield RunningBot(served.url, served.http, served.handled)
 
 
 def mention(channel: str, text: str, user: str = ALICE) -> dict[str, Any]:
@@ -148,10 +117,8 @@ def shown(message: Message) -> str:
 
 async def ask(bot: RunningBot, slack: FakeSlackApi, event: dict[str, Any]) -> Message:
     """Send one question; the bot's final reply in that conversation."""
-    updates = len(slack.calls_to("chat.update"))
     assert (await bot.send(envelope(event))).status == 200
-    await slack.wait_until(lambda: len(slack.calls_to("chat.update")) > updates)
-    await slack.settled()
+    await bot.idle()
     return [m for m in slack.messages if m.channel == event["channel"]][-1]
 
 
@@ -160,10 +127,10 @@ def has_hr(text: str) -> bool:
 
 
 async def test_a_leave_question_in_a_public_channel_gets_no_hr_content_even_after_hr_got_it(
-    slack_api: FakeSlackApi, docs_index: Index, scopes: ScopesFile
+    slack_api: FakeSlackApi, docs_index: Index, scopes_path: Path, scopes: ScopesFile
 ) -> None:
     model = counting()
-    async with scoped_bot(slack_api, docs_index, scopes, model=model) as bot:
+    async with scoped_bot(slack_api, docs_index, scopes_path, model=model) as bot:
         in_hr = await ask(bot, slack_api, mention(HR_CHANNEL, LEAVE))
         calls_after_hr = model.calls
         in_public = await ask(bot, slack_api, mention(PUBLIC_CHANNEL, LEAVE))
@@ -174,9 +141,9 @@ async def test_a_leave_question_in_a_public_channel_gets_no_hr_content_even_afte
 
 
 async def test_the_hr_leads_dm_gets_hr_content_and_an_ordinary_dm_does_not(
-    slack_api: FakeSlackApi, docs_index: Index, scopes: ScopesFile
+    slack_api: FakeSlackApi, docs_index: Index, scopes_path: Path, scopes: ScopesFile
 ) -> None:
-    async with scoped_bot(slack_api, docs_index, scopes) as bot:
+    async with scoped_bot(slack_api, docs_index, scopes_path) as bot:
         lead = await ask(bot, slack_api, direct(HR_LEAD_DM, HR_LEAD, LEAVE))
         alice = await ask(bot, slack_api, direct(ALICE_DM, ALICE, LEAVE))
     assert has_hr(shown(lead))
@@ -184,14 +151,13 @@ async def test_the_hr_leads_dm_gets_hr_content_and_an_ordinary_dm_does_not(
 
 
 async def test_a_channel_not_listed_gets_the_short_note_and_no_answer(
-    slack_api: FakeSlackApi, docs_index: Index, scopes: ScopesFile
+    slack_api: FakeSlackApi, docs_index: Index, scopes_path: Path, scopes: ScopesFile
 ) -> None:
     model = counting()
-    async with scoped_bot(slack_api, docs_index, scopes, model=model) as bot:
+    async with scoped_bot(slack_api, docs_index, scopes_path, model=model) as bot:
         event = mention(OTHER_CHANNEL, LEAVE)
         assert (await bot.send(envelope(event))).status == 200
-        await slack_api.wait_until(lambda: bool(slack_api.ephemerals))
-        await slack_api.settled()
+        await bot.idle()
     [note] = slack_api.ephemerals
     assert (note.channel, note.user, note.text) == (OTHER_CHANNEL, ALICE, NOT_ENABLED_HERE["en"])
     assert note.thread_ts == event["ts"]
@@ -204,12 +170,10 @@ async def test_the_note_is_in_the_askers_language_and_says_no_dm_when_dms_are_of
 ) -> None:
     path = tmp_path / "no-dms.toml"
     path.write_text(SCOPES.replace('dms = "public"', ""), "utf-8")
-    async with scoped_bot(slack_api, docs_index, load_scopes_file(path)) as bot:
+    async with scoped_bot(slack_api, docs_index, path) as bot:
         await bot.send(envelope(mention(OTHER_CHANNEL, "年假有几天？")))
-        await slack_api.wait_until(lambda: bool(slack_api.ephemerals))
         await bot.send(envelope(direct(ALICE_DM, ALICE, "年假有几天？")))
-        await slack_api.wait_until(lambda: bool(slack_api.in_channel(ALICE_DM)))
-        await slack_api.settled()
+        await bot.idle()
     assert [e.text for e in slack_api.ephemerals] == [NOT_ENABLED["zh"]]
     assert [m.text for m in slack_api.in_channel(ALICE_DM)] == [NOT_ENABLED["zh"]]
 
@@ -225,7 +189,7 @@ def buttons(message: Message, prefix: str = "") -> list[dict[str, Any]]:
 
 
 async def test_a_citation_click_never_shows_an_out_of_scope_passage(
-    slack_api: FakeSlackApi, docs_index: Index, scopes: ScopesFile
+    slack_api: FakeSlackApi, docs_index: Index, scopes_path: Path, scopes: ScopesFile
 ) -> None:
     places = [
         (HR_CHANNEL, ALICE),
@@ -233,7 +197,7 @@ async def test_a_citation_click_never_shows_an_out_of_scope_passage(
         (ALICE_DM, ALICE),
         (HR_LEAD_DM, HR_LEAD),
     ]
-    async with scoped_bot(slack_api, docs_index, scopes) as bot:
+    async with scoped_bot(slack_api, docs_index, scopes_path) as bot:
         answer = await ask(bot, slack_api, mention(HR_CHANNEL, LEAVE))
         [button, *_] = [b for b in buttons(answer, "citebot_source_") if "hr/" in b["value"]]
         for channel, user in places:
@@ -255,10 +219,12 @@ async def test_a_citation_click_never_shows_an_out_of_scope_passage(
 
 
 async def test_review_and_reviewed_answers_keep_to_their_scope(
-    slack_api: FakeSlackApi, docs_index: Index, scopes: ScopesFile
+    slack_api: FakeSlackApi, docs_index: Index, scopes_path: Path, scopes: ScopesFile
 ) -> None:
     invented = ScriptedChatModel(replies=["Employees get 40 days of annual leave a year[1]."])
-    async with scoped_bot(slack_api, docs_index, scopes, model=invented, with_review=True) as bot:
+    async with scoped_bot(
+        slack_api, docs_index, scopes_path, model=invented, with_review=True
+    ) as bot:
         await ask(bot, slack_api, mention(HR_CHANNEL, LEAVE))
         [card] = slack_api.in_channel(REVIEW_CHANNEL)
         assert has_hr(shown(card)), "reviewers are trusted with every scope"
@@ -283,10 +249,10 @@ async def test_review_and_reviewed_answers_keep_to_their_scope(
 
 
 async def test_healthz_shows_the_scopes_files_version(
-    slack_api: FakeSlackApi, docs_index: Index, scopes: ScopesFile
+    slack_api: FakeSlackApi, docs_index: Index, scopes_path: Path, scopes: ScopesFile
 ) -> None:
     async with (
-        scoped_bot(slack_api, docs_index, scopes) as bot,
+        scoped_bot(slack_api, docs_index, scopes_path) as bot,
         bot.http.get(f"{bot.url}/healthz") as response,
     ):
         health = await response.json()
