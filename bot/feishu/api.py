@@ -193,7 +193,8 @@ class FeishuApi:
                 if rate_key:
                     await self.rate.acquire(rate_key)
                 return await self._with_token(method, path, body, params)
-        raise AssertionError("unreachable: tenacity reraises the last error")  # pragma: no cover
+        msg = "unreachable: tenacity reraises the last error"
+        raise AssertionError(msg)  # pragma: no cover
 
     async def _with_token(
         self,
@@ -241,8 +242,9 @@ class FeishuApi:
                 data = {"code": 0 if response.status < 400 else -1, "msg": response.reason or ""}
             code = int(data.get("code") or 0)
             if response.status >= 400 or code != 0:
+                msg = f"{method} {path}"
                 raise FeishuApiError(
-                    f"{method} {path}",
+                    msg,
                     status=response.status,
                     code=code,
                     msg=str(data.get("msg", "")),

@@ -117,8 +117,8 @@ def add_feishu(
         )
         try:
             logger.info("Feishu: bot open_id %s", await events.bot_open_id())
-        except Exception as error:
-            # Credentials or network: say so now; the first event tries again.
+        except Exception as error:  # noqa: BLE001 - logged; the first event tries again
+            # Credentials or network: say so now.
             logger.error(
                 "Feishu: bot info unavailable (%s); check FEISHU_APP_ID/SECRET", describe(error)
             )

@@ -45,7 +45,8 @@ def decrypt(encrypted: str, encrypt_key: str) -> bytes:
     try:
         raw = base64.b64decode(encrypted, validate=True)
     except (binascii.Error, ValueError) as error:
-        raise Rejected("encrypt is not base64") from error
+        msg = "encrypt is not base64"
+        raise Rejected(msg) from error
     if len(raw) < 32 or len(raw) % 16:
         msg = f"encrypt has {len(raw)} bytes, not an IV and whole AES blocks"
         raise Rejected(msg)
@@ -57,7 +58,8 @@ def decrypt(encrypted: str, encrypt_key: str) -> bytes:
         return unpadder.update(padded) + unpadder.finalize()
     except ValueError as error:
         # Bad padding: the wrong key, or not Feishu's ciphertext at all.
-        raise Rejected("encrypt does not decrypt with FEISHU_ENCRYPT_KEY") from error
+        msg = "encrypt does not decrypt with FEISHU_ENCRYPT_KEY"
+        raise Rejected(msg) from error
 
 
 def signature(timestamp: str, nonce: str, encrypt_key: str, body: bytes) -> str:
@@ -103,12 +105,15 @@ class Gate:
         envelope = _json_object(body, "the body")
         encrypted = envelope.get("encrypt")
         if not isinstance(encrypted, str):
-            raise Rejected("the body is not encrypted (set an Encrypt Key in 事件与回调)")
+            msg = "the body is not encrypted (set an Encrypt Key in 事件与回调)"
+            raise Rejected(msg)
         payload = _json_object(decrypt(encrypted, self.encrypt_key), "the decrypted body")
         if signed is None and payload.get("type") != "url_verification":
-            raise Rejected("unsigned request")
+            msg = "unsigned request"
+            raise Rejected(msg)
         if not hmac.compare_digest(token_of(payload).encode(), self.verification_token.encode()):
-            raise Rejected("wrong verification token")
+            msg = "wrong verification token"
+            raise Rejected(msg)
         return payload
 
     def _check_signature(self, body: bytes, headers: Mapping[str, str], signed: str) -> None:
@@ -117,10 +122,12 @@ class Gate:
         try:
             skew = abs(self.clock() - float(stamp))
         except ValueError as error:
-            raise Rejected("missing or malformed request timestamp") from error
+            msg = "missing or malformed request timestamp"
+            raise Rejected(msg) from error
         if not skew <= self.max_skew_seconds:
             msg = f"request timestamp {stamp} is {skew:.0f} s from now"
             raise Rejected(msg)
         expected = signature(stamp, nonce, self.encrypt_key, body)
         if not hmac.compare_digest(expected.encode(), signed.strip().lower().encode()):
-            raise Rejected("bad signature")
+            msg = "bad signature"
+            raise Rejected(msg)

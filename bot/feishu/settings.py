@@ -132,5 +132,6 @@ class FeishuSettings(EdgeSettings):
     def secret(self, field: Literal["app_secret", "encrypt_key", "verification_token"]) -> str:
         value = getattr(self, field)
         if not isinstance(value, SecretStr):
-            raise SettingsError(f"{_WHERE[field][0]} is not set")
+            msg = f"{_WHERE[field][0]} is not set"
+            raise SettingsError(msg)
         return value.get_secret_value()

@@ -106,7 +106,8 @@ class Ticket:
         try:
             data = json.loads(value)
             if data.get("v") != 1 or data.get("k") not in ("review", "gap"):
-                raise TicketError(f"unknown ticket version/kind in {value[:80]!r}")
+                msg = f"unknown ticket version/kind in {value[:80]!r}"
+                raise TicketError(msg)
             return cls(
                 review_id=str(data["r"]),
                 kind=data["k"],

@@ -67,7 +67,7 @@ def after_ack(
     async def guarded(*args: P.args, **kwargs: P.kwargs) -> None:
         try:
             await listener(*args, **kwargs)
-        except Exception as error:  # the one catch-all for clicks, by design
+        except Exception as error:  # noqa: BLE001 - the one catch-all for clicks, by design
             await apologise(kwargs["client"], kwargs["body"], error)  # type: ignore[arg-type]
 
     return guarded

@@ -85,7 +85,8 @@ class SlackThread:
                 **extra,
             )
         except SlackApiError as error:
-            raise Unreachable(f"slack:{error.response.get('error')}") from error
+            msg = f"slack:{error.response.get('error')}"
+            raise Unreachable(msg) from error
         return str(response["ts"])
 
     async def _deliver(self, messages: Sequence[SlackMessage]) -> None:

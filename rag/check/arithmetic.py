@@ -193,6 +193,32 @@ def _side(tokens: list[_Tok]) -> tuple[list[_Tok], str]:
     return expression, unit
 
 
+def _evaluate(parsed: list[tuple[list[_Tok], str]]) -> tuple[list[float], list[float]] | None:
+    """Each side's value and the intermediate results, or ``None`` when a side can't be read."""
+    values: list[float] = []
+    produced: list[float] = []
+    try:
+        for side, _ in parsed:
+            parser = _Parser(side)
+            values.append(parser.parse())
+            produced.extend(parser.produced)
+    except _Unreadable:
+        return None
+    if not all(math.isfinite(value) for value in [*values, *produced]):
+        return None  # a number too large for a float: not arithmetic anyone checks by hand
+    return values, produced
+
+
+def _first_wrong(values: list[float], units: list[str]) -> int | None:
+    """The index of the first side that doesn't equal the one before it, if any."""
+    for index in range(1, len(values)):
+        if units[index - 1] and units[index] and units[index - 1] != units[index]:
+            continue  # a unit conversion, not an equality of amounts
+        if not close(values[index - 1], values[index]):
+            return index
+    return None
+
+
 def _calculation(text: str, run: list[_Tok]) -> Calculation | None:
     sides: list[list[_Tok]] = [[]]
     for token in run:
@@ -207,25 +233,11 @@ def _calculation(text: str, run: list[_Tok]) -> Calculation | None:
         return None
     if not any(sum(t.kind == "num" for t in side) >= 2 for side, _ in parsed):
         return None  # "1 课时 = 45 分钟": an equivalence, not a calculation
-    values: list[float] = []
-    produced: list[float] = []
-    try:
-        for side, _ in parsed:
-            parser = _Parser(side)
-            values.append(parser.parse())
-            produced.extend(parser.produced)
-    except _Unreadable:
+    evaluated = _evaluate(parsed)
+    if evaluated is None:
         return None
-    if not all(math.isfinite(value) for value in [*values, *produced]):
-        return None  # a number too large for a float: not arithmetic anyone checks by hand
-    wrong_at = None
-    for index in range(1, len(values)):
-        units = parsed[index - 1][1], parsed[index][1]
-        if all(units) and units[0] != units[1]:
-            continue  # a unit conversion, not an equality of amounts
-        if not close(values[index - 1], values[index]):
-            wrong_at = index
-            break
+    values, produced = evaluated
+    wrong_at = _first_wrong(values, [unit for _, unit in parsed])
     good = values if wrong_at is None else values[:wrong_at]
     claimed = frozenset() if wrong_at is None else frozenset(map(key, values[wrong_at:]))
     start = next(t.start for side, _ in parsed for t in side)

@@ -206,23 +206,18 @@ def _chinese(text: str, *, strict: bool) -> list[Quantity]:
             found.append(Quantity(match.group(), frozenset(map(key, values)), *match.span()))
             taken.update(range(*match.span()))
     for match in _ZH_RUN.finditer(text):
-        if match.start() in taken:
-            continue
-        run = match.group()
-        value = chinese_value(run)
-        if value is None:
-            continue
-        unit = _unit_after(text, match.end())
-        ordinal = _is_ordinal(text, match.start())
-        if strict:
-            article = run == "一" and (unit is None or unit in _ARTICLE_CLASSIFIERS)
-            if unit is None or ordinal or article:
-                continue
-        elif run == "一" and unit is None:
-            continue
-        shown = run + (unit or "")
-        found.append(Quantity(shown, frozenset({key(value)}), *match.span(), ordinal))
+        quantity = None if match.start() in taken else _chinese_run(text, match, strict=strict)
+        found += [quantity] if quantity is not None else []
     return found
+
+
+def _chinese_run(text: str, match: re.Match[str], *, strict: bool) -> Quantity | None:
+    run, value = match.group(), chinese_value(match.group())
+    unit, ordinal = _unit_after(text, match.end()), _is_ordinal(text, match.start())
+    article = run == "一" and (unit is None or (strict and unit in _ARTICLE_CLASSIFIERS))
+    if value is None or article or (strict and (unit is None or ordinal)):
+        return None
+    return Quantity(run + (unit or ""), frozenset({key(value)}), *match.span(), ordinal)
 
 
 def _is_ordinal(text: str, start: int) -> bool:

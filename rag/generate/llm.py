@@ -128,13 +128,15 @@ class Generator:
             reason = describe(last) if last is not None else "unknown"
             raise GenerationError(reason, retryable=True, attempts=attempts) from last
         except _DeadlineExceeded as error:
-            raise GenerationError("deadline", retryable=True, attempts=attempts) from error
+            msg = "deadline"
+            raise GenerationError(msg, retryable=True, attempts=attempts) from error
         except Exception as error:
             raise GenerationError(
                 describe(error), retryable=is_transient(error), attempts=attempts
             ) from error
         # AsyncRetrying either returns from inside the loop or raises; never falls through.
-        raise AssertionError("unreachable")  # pragma: no cover
+        msg = "unreachable"
+        raise AssertionError(msg)  # pragma: no cover
 
     async def _call_once(self, messages: Sequence[BaseMessage], remaining: float) -> BaseMessage:
         # The per-call timeout lives in the client; this bounds the last attempt by what is

@@ -32,7 +32,8 @@ def decode_text(data: bytes) -> str:
         return _strict(data[len(codecs.BOM_UTF8) :], "utf-8")
     # UTF-16/32 text would pass here only as NUL-filled "binary"; none of our sources use it.
     if b"\x00" in data:
-        raise UndecodableText("binary content")
+        msg = "binary content"
+        raise UndecodableText(msg)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -42,7 +43,8 @@ def decode_text(data: bytes) -> str:
             return data.decode("gb18030")
         except UnicodeDecodeError:
             pass  # detection said GB but the bytes disagree: refuse, don't guess
-    raise UndecodableText("not valid UTF-8 or GB18030 text")
+    msg = "not valid UTF-8 or GB18030 text"
+    raise UndecodableText(msg)
 
 
 def _strict(data: bytes, encoding: str) -> str:

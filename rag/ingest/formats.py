@@ -27,20 +27,24 @@ def normalise_newlines(text: str) -> str:
 def pdf_to_text(data: bytes) -> tuple[dict[str, str], str]:
     head = data[:1024].lstrip().lower()
     if head.startswith((b"<!doctype html", b"<html")):
-        raise DocumentError("not a PDF: the file is an HTML page (a failed download?)")
+        msg = "not a PDF: the file is an HTML page (a failed download?)"
+        raise DocumentError(msg)
     if not data.startswith(b"%PDF-"):
-        raise DocumentError("not a PDF: the file does not start with %PDF-")
+        msg = "not a PDF: the file does not start with %PDF-"
+        raise DocumentError(msg)
     try:
         with _quiet("pypdf"):  # its warnings name no file; our one skip line says it all
             reader = PdfReader(io.BytesIO(data))
             if reader.is_encrypted and not reader.decrypt(""):
-                raise DocumentError("password-protected PDF")
+                msg = "password-protected PDF"
+                raise DocumentError(msg)
             pages = [page.extract_text() or "" for page in reader.pages]
             title = reader.metadata.title if reader.metadata else None
     except DocumentError:
         raise
     except Exception as error:  # pypdf raises many types on damaged files
-        raise DocumentError(f"unreadable PDF ({_short(error)})") from error
+        msg = f"unreadable PDF ({_short(error)})"
+        raise DocumentError(msg) from error
     text = "\n\n".join(normalise_newlines(page).strip() for page in pages if page.strip())
     return ({"title": title.strip()} if title and title.strip() else {}), text
 
@@ -66,13 +70,15 @@ def docx_to_text(data: bytes) -> tuple[dict[str, str], str]:
     import docx  # python-docx is slow to import; only folders with Word files pay for it
 
     if not data.startswith(b"PK"):
-        raise DocumentError("not a DOCX file (no Word/ZIP signature)")
+        msg = "not a DOCX file (no Word/ZIP signature)"
+        raise DocumentError(msg)
     try:
         document = docx.Document(io.BytesIO(data))
         blocks = [_docx_block(block) for block in document.iter_inner_content()]
         title = document.core_properties.title or ""
     except Exception as error:  # python-docx and zipfile raise many types on damaged files
-        raise DocumentError("damaged or truncated DOCX file") from error
+        msg = "damaged or truncated DOCX file"
+        raise DocumentError(msg) from error
     text = "\n\n".join(block for block in blocks if block.strip())
     return ({"title": title.strip()} if title.strip() else {}), text
 

@@ -83,7 +83,8 @@ def load_file(path: Path, docs_dir: Path) -> SourceDocument:
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
-        raise DocumentError(f"unsupported file type {suffix or '(no extension)'}")
+        msg = f"unsupported file type {suffix or '(no extension)'}"
+        raise DocumentError(msg)
     data = _read(path)
     meta: dict[str, str] = {}
     if suffix in TEXT_SUFFIXES:
@@ -96,7 +97,8 @@ def load_file(path: Path, docs_dir: Path) -> SourceDocument:
         meta, text = docx_to_text(data)
     if not text.strip():
         scanned = " (a scanned PDF has images, not text)" if suffix == ".pdf" else ""
-        raise DocumentError(f"no visible text{scanned}")
+        msg = f"no visible text{scanned}"
+        raise DocumentError(msg)
     title = meta.get("title") or _first_heading(text) or path.stem
     return SourceDocument(
         source=_relative(path, docs_dir), text=text, title=title, link=meta.get("url") or None
@@ -176,18 +178,22 @@ def _read(path: Path) -> bytes:
     try:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):
-            raise DocumentError("not a regular file")
+            msg = "not a regular file"
+            raise DocumentError(msg)
         if info.st_size > MAX_FILE_BYTES:
             size, limit = info.st_size / 2**20, MAX_FILE_BYTES // 2**20
-            raise DocumentError(f"too large: {size:.1f} MB (the limit is {limit} MB)")
+            msg = f"too large: {size:.1f} MB (the limit is {limit} MB)"
+            raise DocumentError(msg)
         with path.open("rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         raise DocumentError(_os_reason(error)) from error
     if not data:
-        raise DocumentError("empty file")
+        msg = "empty file"
+        raise DocumentError(msg)
     if len(data) > MAX_FILE_BYTES:
-        raise DocumentError(f"too large: grew past {MAX_FILE_BYTES // 2**20} MB while reading")
+        msg = f"too large: grew past {MAX_FILE_BYTES // 2**20} MB while reading"
+        raise DocumentError(msg)
     return data
 
 
@@ -204,7 +210,8 @@ def _decode(data: bytes) -> str:
         return decode_text(data)
     except UndecodableText as error:
         advice = "" if b"\x00" in data else "; save it as UTF-8"
-        raise DocumentError(f"{error}{advice}") from error
+        msg = f"{error}{advice}"
+        raise DocumentError(msg) from error
 
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
