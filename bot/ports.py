@@ -74,9 +74,10 @@ class Origin:
     channel_type: str
     """``im`` for a DM, ``channel`` for a mention (Slack's own ``channel_type`` when given)."""
     question: str
-    scope: str = "all"
+    scope: str
     """Key of the documents the answer's audience may see (:mod:`bot.audience`): it selects
-    what is searched and keys the cache, reviewed answers and review tickets."""
+    what is searched and keys the cache, reviewed answers and review tickets. Required, with no
+    default, so a new way in (a follow-up, a platform) cannot forget the audience rule."""
 
 
 class Unreachable(Exception):

@@ -17,7 +17,7 @@ from rag.messages import model_failure_text, refusal_text
 from rag.results import Answer, Hit, Refusal, Result, Unverified
 
 HIT = Hit(Chunk(source="refund.md", text="退费按剩余课时计算。", n=0), 0.9)
-ORIGIN = Origin("chat1", "t1", "m1", "u1", "im", "退费怎么算？")
+ORIGIN = Origin("chat1", "t1", "m1", "u1", "im", "退费怎么算？", "all")
 
 
 class _Index:
@@ -94,14 +94,14 @@ async def test_an_answer_is_shown_after_the_progress_note() -> None:
 
 async def test_an_empty_question_gets_help_without_asking_the_pipeline() -> None:
     answerer, thread = _Answerer(RuntimeError("not asked")), _Thread()
-    await Answering(answerer).answer("e1", Origin("c", "t", "m", "u", "im", "  "), thread)
+    await Answering(answerer).answer("e1", Origin("c", "t", "m", "u", "im", "  ", "all"), thread)
     assert answerer.questions == []
     assert [r.text for r in thread.replies] == [HELP]
 
 
 async def test_a_long_question_is_cut_once_and_the_asker_told() -> None:
     answerer, thread = _Answerer(Refusal("q", refusal_text("zh"), ())), _Thread()
-    long = Origin("c", "t", "m", "u", "im", "退" * 50)
+    long = Origin("c", "t", "m", "u", "im", "退" * 50, "all")
     await Answering(answerer, max_question_chars=10).answer("e1", long, thread)
     assert answerer.questions == ["退" * 10]
     assert thread.replies[0].notice == QUESTION_CUT["zh"].format(limit=10)

@@ -28,14 +28,12 @@ from bot.slack.incoming import Incoming, incoming
 from bot.slack.mrkdwn import clean_question
 from bot.slack.reply import plain_message
 from bot.slack.thread import SlackThread
-from rag import EVERYTHING, detect_language
-
-ALL_SCOPES = EVERYTHING.key
+from rag import detect_language
 
 logger = logging.getLogger(__name__)
 
 
-def origin(asked: Incoming, scope: str = ALL_SCOPES) -> Origin:
+def origin(asked: Incoming, scope: str) -> Origin:
     return Origin(
         channel=asked.channel,
         thread_ts=asked.follow_up_thread,
@@ -48,7 +46,7 @@ def origin(asked: Incoming, scope: str = ALL_SCOPES) -> Origin:
 
 
 async def answer_in_slack(
-    answering: Answering, client: AsyncWebClient, asked: Incoming, scope: str = ALL_SCOPES
+    answering: Answering, client: AsyncWebClient, asked: Incoming, scope: str
 ) -> None:
     await answering.answer(asked.event_id, origin(asked, scope), SlackThread(client, asked))
 

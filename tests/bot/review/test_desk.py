@@ -15,7 +15,7 @@ from rag.results import Hit, Unverified
 
 CHUNK = Chunk(source="refund.md", text="退费按剩余课时计算。", n=0)
 DRAFT = Unverified("退费怎么算？", "按课时退[1]。", ("ungrounded",), (Hit(CHUNK, 0.8),))
-ORIGIN = Origin("chat1", "t1", "m1", "uasker", "im", "退费怎么算？")
+ORIGIN = Origin("chat1", "t1", "m1", "uasker", "im", "退费怎么算？", "all")
 
 
 class _Index:

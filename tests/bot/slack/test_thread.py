@@ -78,7 +78,7 @@ class _Review:
 async def respond(
     answerer: _Answerer, client: AsyncWebClient, review: _Review | None = None, **options: Any
 ) -> None:
-    await answer_in_slack(Answering(answerer, review=review, **options), client, ASKED)
+    await answer_in_slack(Answering(answerer, review=review, **options), client, ASKED, "all")
 
 
 def _client(slack: FakeSlackApi) -> AsyncWebClient:
@@ -228,7 +228,9 @@ async def test_a_burst_posts_a_bounded_number_of_placeholders_at_once() -> None:
     answering = Answering(answerer, max_placeholder_posts=3)
     slack = _GatedSlack()
     client: Any = slack
-    burst = [asyncio.create_task(answer_in_slack(answering, client, ASKED)) for _ in range(20)]
+    burst = [
+        asyncio.create_task(answer_in_slack(answering, client, ASKED, "all")) for _ in range(20)
+    ]
     for _ in range(10):  # let every task run up to its placeholder post
         await asyncio.sleep(0)
     assert slack.peak == 3
