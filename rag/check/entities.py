@@ -53,7 +53,9 @@ _CODE = re.compile(
     r"\b(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b"
 )
 _QUOTED = re.compile(r"[\"“]([^\"“”]{3,60})[\"”]|「([^」]{2,30})」|《([^》]{2,30})》")
-_OPENERS = re.compile(r"(?:^|[.!?:;(\[\"“]\s*|\n\s*[-*•]?\s*)$")
+_OPENERS = re.compile(r"(?:[.!?:;(\[\"“*•-]|\n)\s*$")
+"""What comes right before a capitalised word that starts a sentence, item or quote."""
+_OPENER_LOOKBACK = 4
 _TITLE_LABEL = re.compile(r"^[^:：]{1,60}[:：]\s")
 """A list item's bold title ("Signal Conditioning: a circuit …") repeats the question's terms."""
 
@@ -82,7 +84,8 @@ def _en_names(text: str) -> list[str]:
     names: list[str] = []
     for match in _CAPITALISED.finditer(text):
         word = match.group()
-        sentence_start = _OPENERS.search(text[: match.start()]) is not None
+        before = text[max(0, match.start() - _OPENER_LOOKBACK) : match.start()]
+        sentence_start = not before.strip() or _OPENERS.search(before) is not None
         if sentence_start and not (word.isupper() and len(word) > 1):
             continue  # "The", "However": capitalised by position, not because it's a name
         if not content_words(word, "en") or word.lower() in _NOT_NAMES:

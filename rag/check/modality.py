@@ -67,7 +67,10 @@ def flipped(sentence: str, source: str) -> list[str]:
     """The duties or permissions ``sentence`` states one way and ``source`` only the other."""
     found: list[str] = []
     for modal in MODALS:
-        said, held = _sides(modal, sentence), _sides(modal, source)
-        if len(said) == 1 and len(held) == 1 and said != held:
+        said = _sides(modal, sentence)
+        if len(said) != 1:
+            continue  # says neither or both: nothing to compare (and the source isn't read)
+        held = _sides(modal, source)
+        if len(held) == 1 and said != held:
             found.append(modal.name)
     return found

@@ -169,9 +169,14 @@ def chinese_value(numeral: str) -> float | None:
     return total + section + digit + fraction
 
 
+_UNIT = re.compile("|".join(map(re.escape, UNITS)))
+"""UNITS as one pattern (alternatives tried longest first, as listed): one regex match per
+number instead of a startswith per unit — long web pages hold thousands of numbers."""
+
+
 def _unit_after(text: str, end: int) -> str | None:
-    rest = text[end : end + 6].lstrip()
-    return next((unit for unit in UNITS if rest.startswith(unit)), None)
+    found = _UNIT.match(text[end : end + 6].lstrip())
+    return found.group() if found else None
 
 
 def _arabic(text: str) -> list[Quantity]:
