@@ -323,7 +323,9 @@ def main() -> int:
         feishu=feishu,
         scopes=scopes,
     )
-    if feishu is not None:
+    if feishu is not None and feishu.mode == "ws":
+        logger.info("Feishu: long connection to %s (port %d)", feishu.api_url, settings.port)
+    elif feishu is not None:
         logger.info("Feishu: POST /feishu/events on port %d (%s)", settings.port, feishu.api_url)
     if settings.mode == "http":
         logger.info("HTTP mode: POST /slack/events and GET /healthz on port %d", settings.port)

@@ -1,7 +1,8 @@
 """Feishu on the bot's web app: the events route and, at startup, what answers behind it.
 
     add_feishu(app, config, …)
-      route   POST /feishu/events  (served once startup has built the handler; 503 before)
+      route   POST /feishu/events  (served once startup has built the handler; 503 before);
+            in ws mode no route: the long connection (bot/feishu/longconn.py) is opened instead
       startup aiohttp session -> FeishuApi (FEISHU_API_URL, tenant token, retries)
               -> review desk with its Feishu board (when FEISHU_REVIEW_CHAT is set)
               -> Answering (the neutral core) -> FeishuEvents; the bot's open_id fetched
@@ -24,6 +25,7 @@ from bot.audience import Audiences
 from bot.feishu.actions import Actions
 from bot.feishu.api import FeishuApi
 from bot.feishu.inbound import Gate
+from bot.feishu.longconn import LongConnection
 from bot.feishu.retry import ApiRetry, describe
 from bot.feishu.review_board import FeishuBoard
 from bot.feishu.server import EVENTS_PATH, FeishuEvents, Tasks, feishu_dedupe
@@ -92,8 +94,11 @@ def add_feishu(
     audiences = Audiences(scopes, review_channel=config.review_chat)
     slot = FeishuSlot()
     app[FEISHU] = slot
-    app.router.add_post(EVENTS_PATH, slot.handle)
-    gate = Gate(config.secret("encrypt_key"), config.secret("verification_token"))
+    gate: Gate | None = None
+    if config.mode == "http":
+        # No route in ws mode: an unsigned path in would be a way around the connection.
+        app.router.add_post(EVENTS_PATH, slot.handle)
+        gate = Gate(config.secret("encrypt_key"), config.secret("verification_token"))
 
     async def feishu(_: web.Application) -> AsyncIterator[None]:
         session = aiohttp.ClientSession()
@@ -123,10 +128,22 @@ def add_feishu(
                 "Feishu: bot info unavailable (%s); check FEISHU_APP_ID/SECRET", describe(error)
             )
         slot.events = events
+        link: LongConnection | None = None
+        if config.mode == "ws":
+            link = LongConnection(
+                session,
+                base_url=config.api_url,
+                app_id=config.app_id,
+                app_secret=config.secret("app_secret"),
+                dispatch=events.dispatch,
+            )
+            await link.start()
         try:
             yield
         finally:
             slot.events = None
+            if link is not None:
+                await link.close()
             await tasks.close()
             await session.close()
 

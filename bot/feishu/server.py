@@ -5,6 +5,7 @@
       im.message.receive_v1 -> 200 at once; the question is answered in a task of its own
       card.action.trigger   -> the click's answer (a toast) within Feishu's 3 seconds
       anything else         -> 200, ignored
+The long connection (bot/feishu/longconn.py) hands its frames to the same :meth:`dispatch`.
 A question is answered only when its event *and* its message are claimed for the first time
 (:class:`bot.dedupe.Dedupe`, shared through Redis, kept 9 hours: Feishu retries an event for
 up to about 7 hours and sometimes redelivers one message under a new event_id). It is answered
@@ -72,7 +73,7 @@ class FeishuEvents:
     def __init__(
         self,
         *,
-        gate: Gate,
+        gate: Gate | None,
         api: FeishuApi,
         answering: Answering,
         dedupe: Dedupe,
@@ -99,19 +100,25 @@ class FeishuEvents:
         body = await request.content.read(MAX_BODY_BYTES + 1)
         if len(body) > MAX_BODY_BYTES:
             return web.json_response({"msg": "too large"}, status=413)
+        if self.gate is None:  # long connection: nothing may come in over HTTP
+            return web.json_response({"msg": "not found"}, status=404)
         try:
             payload = self.gate.open(body, request.headers)
         except Rejected as error:
             logger.warning("feishu request rejected: %s", error)
             return web.json_response({"msg": "rejected"}, status=401)
+        return web.json_response(await self.dispatch(payload))
+
+    async def dispatch(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """What to answer one verified payload (HTTP body, or a long-connection frame)."""
         if payload.get("type") == "url_verification":
-            return web.json_response({"challenge": payload.get("challenge", "")})
+            return {"challenge": payload.get("challenge", "")}
         kind = str((payload.get("header") or {}).get("event_type", ""))
         if kind == "im.message.receive_v1":
             self.tasks.spawn(self._message(payload))
         elif kind == "card.action.trigger":
-            return web.json_response(await self._click(payload))
-        return web.json_response({})
+            return await self._click(payload)
+        return {}
 
     async def _click(self, payload: dict[str, Any]) -> dict[str, Any]:
         try:

@@ -2,9 +2,8 @@
 
 Read by pydantic-settings like the others (rag's ``EdgeSettings``): secrets are ``SecretStr``,
 a blank value means unset, and every error is one line saying what is wrong and where in the
-developer console (开发者后台) the value is. ``FEISHU_MODE=ws`` (long connection) is refused at
-start: the official SDK's WebSocket client blocks the event loop it takes, and a lighter client
-is not built yet; HTTP mode needs a public URL for 事件与回调.
+developer console (开发者后台) the value is. ``FEISHU_MODE=http`` needs a public URL and both
+the Encrypt Key and the Verification Token; ``ws`` (long connection) needs neither.
 """
 
 from __future__ import annotations
@@ -48,14 +47,10 @@ def _api_url(raw: Any) -> str:
 
 def _mode(raw: Any) -> str:
     text = str(raw).lower()
-    if text == "ws":
+    if text not in {"http", "ws"}:
         msg = (
-            "FEISHU_MODE=ws (long connection) is not supported yet: it needs a WebSocket client "
-            "that does not block the event loop; use FEISHU_MODE=http with a public URL"
+            f"FEISHU_MODE={text!r} is not a mode; use http (events pushed) or ws (long connection)"
         )
-        raise SettingsError(msg)
-    if text != "http":
-        msg = f"FEISHU_MODE={text!r} is not a mode; use http"
         raise SettingsError(msg)
     return text
 
@@ -104,7 +99,7 @@ class FeishuSettings(EdgeSettings):
     api_url: Annotated[str, BeforeValidator(_api_url)] = Field(
         DEFAULT_API_URL, validation_alias="FEISHU_API_URL"
     )
-    mode: Annotated[Literal["http"], BeforeValidator(_mode)] = Field(
+    mode: Annotated[Literal["http", "ws"], BeforeValidator(_mode)] = Field(
         "http", validation_alias="FEISHU_MODE"
     )
     review_chat: Annotated[str | None, BeforeValidator(_review_chat)] = Field(
@@ -125,8 +120,10 @@ class FeishuSettings(EdgeSettings):
 
     def check_complete(self) -> None:
         for field, (name, where) in _WHERE.items():
+            if self.mode == "ws" and field != "app_secret":
+                continue  # the long connection is authenticated by the App Secret alone
             if getattr(self, field) is None:
-                msg = f"{name} is required with FEISHU_APP_ID (开发者后台 → {where})"
+                msg = f"{name} is required in {self.mode} mode (开发者后台 → {where})"
                 raise SettingsError(msg)
 
     def secret(self, field: Literal["app_secret", "encrypt_key", "verification_token"]) -> str:

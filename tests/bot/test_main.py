@@ -10,7 +10,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from bot.__main__ import create_web_app, main, redis_client, reviewed_answers
+from bot.__main__ import create_web_app, redis_client, reviewed_answers
 from bot.feishu.server import EVENTS_PATH as FEISHU_EVENTS_PATH
 from bot.feishu.settings import FeishuSettings
 from bot.settings import BotSettings
@@ -144,21 +144,13 @@ def test_slack_and_feishu_share_one_app(slack_api: FakeSlackApi, index: Index) -
     assert _paths(app) == {EVENTS_PATH, FEISHU_EVENTS_PATH, HEALTH_PATH}
 
 
-def test_feishu_long_connection_is_refused_in_one_line(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setattr("bot.__main__.load_dotenv", lambda: None)
-    for name in ("SLACK_BOT_TOKEN", "REDIS_URL"):
-        monkeypatch.delenv(name, raising=False)
-    env = {
-        "FEISHU_APP_ID": "cli_citebottest00001",
-        "FEISHU_APP_SECRET": "s",
-        "FEISHU_ENCRYPT_KEY": "k",
-        "FEISHU_VERIFICATION_TOKEN": "t",
-        "FEISHU_MODE": "ws",
-    }
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    assert main() == 2
-    [line] = capsys.readouterr().err.strip().splitlines()
-    assert line.startswith("citebot: FEISHU_MODE=ws (long connection) is not supported")
+def test_feishu_long_connection_serves_no_event_route(index: Index) -> None:
+    settings = FeishuSettings(app_id="cli_citebottest00001", app_secret="s", mode="ws")
+    app = create_web_app(
+        BotSettings(rag=Settings()),
+        pipeline=_pipeline(index),
+        redis=None,
+        reviewed=reviewed_answers(None),
+        feishu=settings,
+    )
+    assert _paths(app) == {HEALTH_PATH}

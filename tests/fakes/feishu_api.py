@@ -28,6 +28,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes.feishu_link import FeishuLink
+
 APP_ID = "cli_citebottest00001"
 APP_SECRET = "citebot-test-secret"
 BOT_OPEN_ID = "ou_citebot"
@@ -124,6 +126,8 @@ class FakeFeishuApi:
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
         self._port = 0
+        self.link = FeishuLink(APP_ID, APP_SECRET)
+        """The long connection (FEISHU_MODE=ws), served here too."""
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -138,11 +142,14 @@ class FakeFeishuApi:
     async def start(self) -> None:
         app = web.Application()
         app.router.add_route("*", "/open-apis/{path:.*}", self._handle)
+        app.router.add_post("/callback/ws/endpoint", self.link.endpoint)
+        app.router.add_get("/ws", self.link.handle)
         self._runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None)
         await self._runner.setup()
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         self._port = sock.getsockname()[1]
+        self.link.base_url = f"http://127.0.0.1:{self._port}"
         await web.SockSite(self._runner, sock).start()
 
     async def close(self) -> None:

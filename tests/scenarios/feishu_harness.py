@@ -127,10 +127,11 @@ async def start_feishu(
     review_chat: str | None = REVIEW_CHAT,
     reviewers: tuple[str, ...] = (),
     scopes: Path | None = None,
+    mode: str = "http",
 ) -> AsyncIterator[FeishuBot]:
     """The app composed from the environment as ``python -m bot`` does (Feishu on, Slack off),
     over ``redis_url`` — a Redis of the test's own: the app uses its default key names."""
-    env = feishu_env(feishu, REDIS_URL=redis_url)
+    env = feishu_env(feishu, REDIS_URL=redis_url, FEISHU_MODE=mode)
     if review_chat is not None:
         env["FEISHU_REVIEW_CHAT"] = review_chat
     if reviewers:

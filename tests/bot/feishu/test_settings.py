@@ -39,11 +39,10 @@ def test_a_complete_http_config() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"FEISHU_ENCRYPT_KEY": ""}, "FEISHU_ENCRYPT_KEY is required"),
+        ({"FEISHU_ENCRYPT_KEY": ""}, "FEISHU_ENCRYPT_KEY is required in http mode"),
         ({"FEISHU_VERIFICATION_TOKEN": ""}, "FEISHU_VERIFICATION_TOKEN is required"),
         ({"FEISHU_APP_SECRET": ""}, "FEISHU_APP_SECRET is required"),
         ({"FEISHU_APP_ID": "my-app"}, "not an App ID"),
-        ({"FEISHU_MODE": "ws"}, "FEISHU_MODE=ws .long connection. is not supported"),
         ({"FEISHU_MODE": "carrier-pigeon"}, "not a mode"),
         ({"FEISHU_API_URL": "open.feishu.cn"}, "not an http"),
         ({"FEISHU_REVIEW_CHAT": "reviewers"}, "not a chat_id"),
@@ -53,3 +52,12 @@ def test_a_complete_http_config() -> None:
 def test_a_bad_value_is_one_clear_error(change: dict[str, str], message: str) -> None:
     with pytest.raises(SettingsError, match=message):
         FeishuSettings.from_env({**BASE, **change})
+
+
+def test_the_long_connection_needs_only_the_app_secret() -> None:
+    env = {"FEISHU_APP_ID": BASE["FEISHU_APP_ID"], "FEISHU_APP_SECRET": "s", "FEISHU_MODE": "WS"}
+    config = FeishuSettings.from_env(env)
+    assert config is not None
+    assert config.mode == "ws"
+    with pytest.raises(SettingsError, match="FEISHU_APP_SECRET is required in ws mode"):
+        FeishuSettings.from_env({**env, "FEISHU_APP_SECRET": ""})
