@@ -37,6 +37,7 @@ from bot.feishu.retry import ApiRetry
 from bot.feishu.settings import FeishuSettings
 from bot.health import health_handler
 from bot.ports import Answerer, SourceIndex
+from bot.records import Background, RecordingAnswerer
 from bot.review.desk import ReviewDesk
 from bot.review.state import ReviewState
 from bot.settings import BotSettings
@@ -54,6 +55,7 @@ from rag import (
     SettingsError,
     guarded,
     read_scopes,
+    record_store,
     secret,
 )
 
@@ -92,6 +94,7 @@ def review_desk(
     redis: GuardedRedis | None,
     reviewed: ReviewedAnswers,
     index: SourceIndex,
+    records: Background | None = None,
 ) -> ReviewDesk:
     if settings.review_channel is None:
         msg = "REVIEW_CHANNEL is required for the review desk"
@@ -104,6 +107,7 @@ def review_desk(
         index=index,
         reviewed=reviewed,
         reviewers=frozenset(settings.reviewers) or None,
+        on_decision=None if records is None else records.review_writer(),
     )
 
 
@@ -116,6 +120,7 @@ def slack_app(
     reviewed: ReviewedAnswers,
     with_review: bool,
     scopes: ScopesFile | None = None,
+    records: Background | None = None,
 ) -> AsyncApp:
     """The Bolt app with its listeners, the review desk's included (unless ``with_review``
     is off, when an unverified draft is refused instead)."""
@@ -124,7 +129,12 @@ def slack_app(
     desk: ReviewDesk | None = None
     if with_review:
         desk = review_desk(
-            settings, client=client, redis=redis, reviewed=reviewed, index=pipeline.index
+            settings,
+            client=client,
+            redis=redis,
+            reviewed=reviewed,
+            index=pipeline.index,
+            records=records,
         )
     else:
         logger.warning("review desk off: unverified answers are refused")
@@ -175,6 +185,7 @@ def create_web_app(
     feishu: FeishuSettings | None = None,
     feishu_retry: ApiRetry | None = None,
     scopes: ScopesFile | None = None,
+    records: Background | None = None,
 ) -> web.Application:
     """Slack (SLACK_BOT_TOKEN), Feishu (FEISHU_APP_ID) or both, on one aiohttp app.
 
@@ -183,6 +194,13 @@ def create_web_app(
     if settings.bot_token is None and feishu is None:
         msg = "create_web_app needs SLACK_BOT_TOKEN or FEISHU_APP_ID (validated settings)"
         raise SettingsError(msg)
+    if records is not None:
+        pipeline = RecordingAnswerer(
+            pipeline,
+            records,
+            record_questions=settings.rag.record_questions,
+            log_questions=settings.rag.log_questions,
+        )
     app = web.Application()
     redis = guarded(redis)  # one breaker for dedupe, review state and reviewed answers
     _routes(app, settings, index=pipeline.index, redis=redis, feishu=feishu, scopes=scopes)
@@ -212,6 +230,7 @@ def create_web_app(
             rate_limit=rate_limit,
             with_review=with_review,
             scopes=scopes,
+            records=records,
         )
     if feishu is not None:
         add_feishu(
@@ -237,6 +256,7 @@ def _add_slack(
     rate_limit: RateLimitRetry | None,
     with_review: bool,
     scopes: ScopesFile | None,
+    records: Background | None,
 ) -> None:
     if settings.bot_token is None or settings.review_channel is None:
         msg = "Slack needs SLACK_BOT_TOKEN and REVIEW_CHANNEL (validated settings)"
@@ -258,6 +278,7 @@ def _add_slack(
             reviewed=reviewed,
             with_review=with_review,
             scopes=scopes,
+            records=records,
         )
         socket: AsyncSocketModeHandler | None = None
         if settings.mode == "socket":
@@ -315,6 +336,13 @@ def main() -> int:
         return 2
     if settings.mode == "console" and feishu is None:
         return asyncio.run(_console(settings, pipeline))
+    records = Background(
+        record_store(
+            settings.rag.index_dir,
+            None if redis is None else redis.client,
+            retention_days=settings.rag.retention_days,
+        )
+    )
     app = create_web_app(
         settings,
         pipeline=pipeline,
@@ -322,6 +350,7 @@ def main() -> int:
         reviewed=reviewed,
         feishu=feishu,
         scopes=scopes,
+        records=records,
     )
     if feishu is not None and feishu.mode == "ws":
         logger.info("Feishu: long connection to %s (port %d)", feishu.api_url, settings.port)

@@ -71,6 +71,18 @@ if TYPE_CHECKING:
     from rag.pipeline import (
         Pipeline as Pipeline,
     )
+    from rag.report.records import (
+        ReviewRecord as ReviewRecord,
+    )
+    from rag.report.records import (
+        question_record as question_record,
+    )
+    from rag.report.store import (
+        RecordStore as RecordStore,
+    )
+    from rag.report.store import (
+        record_store as record_store,
+    )
     from rag.results import (
         Answer as Answer,
     )
@@ -141,6 +153,10 @@ _HOME = {
     "refusal_text": "rag.messages",
     "MAX_QUESTION_CHARS": "rag.pipeline",
     "Pipeline": "rag.pipeline",
+    "ReviewRecord": "rag.report.records",
+    "question_record": "rag.report.records",
+    "RecordStore": "rag.report.store",
+    "record_store": "rag.report.store",
     "Answer": "rag.results",
     "Hit": "rag.results",
     "Provenance": "rag.results",

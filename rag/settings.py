@@ -127,6 +127,24 @@ def _flag(raw: Any) -> bool:
     return raw if isinstance(raw, bool) else str(raw).strip().lower() in {"1", "true", "yes"}
 
 
+def yes_no(name: str) -> BeforeValidator:
+    """A strict flag for ``name``: a value that is neither yes nor no is an error, not "off"
+    (for settings whose default is on, where a typo must not silently turn them off)."""
+
+    def check(raw: Any) -> bool:
+        if isinstance(raw, bool):
+            return raw
+        value = str(raw).strip().lower()
+        if value in {"1", "true", "yes", "on"}:
+            return True
+        if value in {"0", "false", "no", "off"}:
+            return False
+        msg = f"{name}={raw!r} is not a yes/no value; use true or false"
+        raise SettingsError(msg)
+
+    return BeforeValidator(check)
+
+
 def _embeddings(raw: Any) -> str:
     value = str(raw).lower()
     if value not in {"e5", "none", "openai"}:
@@ -175,6 +193,12 @@ class Settings(EdgeSettings):
     needs LLM_* set. Off by default: it costs one model call per checked answer."""
     scopes_file: Path | None = None
     """SCOPES_FILE: who may see which documents (:mod:`rag.scopes.file`); ``None``: everyone."""
+    refresh_seconds: Annotated[float, number("REFRESH_SECONDS", 60.0, minimum=0.0)] = 60.0
+    """How often a running bot scans DOCS_DIR for changes; 0 turns the scan off."""
+    retention_days: Annotated[int, number("RETENTION_DAYS", 30, minimum=1, whole=True)] = 30
+    """How long question records for ``rag report`` are kept."""
+    record_questions: Annotated[bool, yes_no("RECORD_QUESTIONS")] = True
+    """Keep the texts of refused and unverified questions for ``rag report``."""
 
     @property
     def llm_configured(self) -> bool:

@@ -33,6 +33,7 @@ from rag import (
     Refusal,
     ReviewedAnswers,
     ReviewedSource,
+    ReviewRecord,
     Unverified,
     question_digest,
 )
@@ -50,6 +51,17 @@ def _labelled(hits: tuple[Hit, ...]) -> tuple[tuple[str, float, str | None], ...
     return tuple((hit.chunk.label(), hit.score, hit.chunk.link) for hit in hits)
 
 
+def _record(ticket: Ticket, decision: Decision) -> ReviewRecord:
+    latency = round(decision.at - ticket.created, 3) if ticket.created else None
+    return ReviewRecord(
+        at=decision.at,
+        review_id=ticket.review_id,
+        kind=ticket.kind,
+        verdict=decision.verdict,
+        latency_seconds=latency,
+    )
+
+
 @dataclass
 class ReviewDesk:
     board: ReviewBoard
@@ -62,6 +74,8 @@ class ReviewDesk:
     clock: Callable[[], float] = time.time
     new_id: Callable[[], str] = field(default=lambda: secrets.token_hex(8))
     members_ttl_seconds: float = MEMBERS_TTL_SECONDS
+    on_decision: Callable[[ReviewRecord], None] | None = None
+    """Hands each applied decision to the report's records (bot/records.py writes it)."""
     _access: Reviewers = field(init=False)
 
     def __post_init__(self) -> None:
@@ -194,6 +208,8 @@ class ReviewDesk:
         if self.reviewed is not None and save:
             await self._remember(ticket, decision, question, draft, text, at)
         self._log(ticket, decision, question)
+        if self.on_decision is not None:
+            self.on_decision(_record(ticket, decision))
         sent = text if verdict in ("edited", "answered") else ""
         await self.board.close_card(
             card, decision, question=question, draft=draft, sent=sent, review_id=ticket.review_id

@@ -62,10 +62,10 @@ def _share(count: int, total: int) -> str:
 
 def plot(path: Path, answerable: list[float], unanswerable: list[float], threshold: float) -> str:
     try:
-        import matplotlib  # type: ignore[import-not-found]
+        import matplotlib
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt  # type: ignore[import-not-found]
+        import matplotlib.pyplot as plt
     except ImportError:
         return "--plot needs matplotlib (pip install matplotlib); the text histogram is above"
     figure, axes = plt.subplots(figsize=(8, 4))

@@ -35,6 +35,7 @@ from slack_sdk.signature import SignatureVerifier
 from bot.__main__ import ClosablePipeline, create_web_app, redis_client, reviewed_answers
 from bot.feishu.retry import ApiRetry
 from bot.feishu.settings import FeishuSettings
+from bot.records import Background
 from bot.settings import BotSettings
 from bot.slack.client import RateLimitRetry
 from bot.slack.server import BOLT
@@ -276,6 +277,7 @@ async def compose(
     pipeline: PipelineFactory | None = None,
     with_review: bool = True,
     feishu_retry: ApiRetry | None = None,
+    records: Background | None = None,
 ) -> AsyncIterator[Served]:
     """The app as ``python -m bot`` composes it from ``env`` (``bot/__main__.py`` ``main``:
     Slack and Feishu settings, Redis client, reviewed answers, pipeline, ``create_web_app``),
@@ -303,6 +305,7 @@ async def compose(
         feishu=feishu,
         feishu_retry=feishu_retry or ApiRetry(sleep=_no_wait),
         scopes=scopes,
+        records=records,
     )
     async with serving(app) as served:
         yield served
@@ -362,7 +365,10 @@ async def start_bot(
     model: BaseChatModel | None = None,
     with_review: bool = False,
     min_score: float | None = None,
+    records: Background | None = None,
 ) -> AsyncIterator[RunningBot]:
     pipeline = hashing_pipeline(index, model=model, min_score=min_score)
-    async with compose(bot_env(slack), pipeline=pipeline, with_review=with_review) as served:
+    async with compose(
+        bot_env(slack), pipeline=pipeline, with_review=with_review, records=records
+    ) as served:
         yield RunningBot(served.url, served.http, served.handled)

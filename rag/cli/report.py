@@ -1,0 +1,124 @@
+"""``python -m rag report [--since 7d] [--json|--csv|--html FILE]``: what people asked.
+
+Reads the question and review records the bot keeps (Redis when REDIS_URL is set, else under
+INDEX_DIR), groups the unanswered questions by meaning with the configured embedder (the
+bundled e5 by default; EMBEDDINGS=none groups identical questions only) and prints the report:
+text by default, one JSON object, long-form CSV, or one self-contained HTML page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from rag.assemble import embeddings_from_settings
+from rag.ingest.build import MANIFEST_FILE
+from rag.report.page import render_page
+from rag.report.render import as_csv, as_text
+from rag.report.store import record_store
+from rag.report.summary import build_report
+from rag.settings import Settings, secret
+
+REDIS_TIMEOUT_SECONDS = 5.0
+_PERIOD = re.compile(r"^(\d+)([mhdw])$")
+_UNIT_SECONDS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+class ReportError(Exception):
+    """A one-line reason the report cannot be made."""
+
+
+def period_seconds(text: str) -> int:
+    match = _PERIOD.match(text.strip().lower())
+    if match is None or int(match.group(1)) == 0:
+        msg = f"--since {text!r} is not a period; use a number and a unit: 30m, 24h, 7d or 2w"
+        raise ReportError(msg)
+    return int(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "report", help="what was asked, refused and sent to review; the unanswered by meaning"
+    )
+    parser.add_argument(
+        "--since", default="7d", help="period to report: 30m, 24h, 7d (default), 2w"
+    )
+    form = parser.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="print one JSON object")
+    form.add_argument("--csv", action="store_true", help="print long-form CSV")
+    form.add_argument("--html", type=Path, metavar="FILE", help="write a self-contained page")
+    parser.set_defaults(func=run)
+
+
+def indexed_documents(index_dir: Path) -> list[str] | None:
+    """The documents in the index (for "never cited"); ``None`` when there is no index."""
+    try:
+        manifest = json.loads((index_dir / MANIFEST_FILE).read_text(encoding="utf-8"))
+        return sorted(manifest["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+async def _records(settings: Settings, since: float) -> tuple[list[Any], list[Any], str]:
+    redis = None
+    url = secret(settings.redis_url)
+    if url is not None:
+        redis = Redis.from_url(
+            url,
+            socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
+            socket_timeout=REDIS_TIMEOUT_SECONDS,
+        )
+    store = record_store(settings.index_dir, redis, retention_days=settings.retention_days)
+    try:
+        return await store.questions(since), await store.reviews(since), store.where
+    except (RedisError, OSError) as error:
+        msg = f"cannot read the question records from {store.where}: {error}"
+        raise ReportError(msg) from error
+    finally:
+        if redis is not None:
+            await redis.aclose()
+
+
+def make_report(settings: Settings, since_text: str, *, now: float | None = None) -> dict[str, Any]:
+    until = time.time() if now is None else now
+    since = until - period_seconds(since_text)
+    questions, reviews, where = asyncio.run(_records(settings, since))
+    return build_report(
+        questions,
+        reviews,
+        since=since,
+        until=until,
+        where=where,
+        documents=indexed_documents(settings.index_dir),
+        embeddings=embeddings_from_settings(settings),
+    )
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        report = make_report(settings, args.since)
+        if args.html is not None:
+            args.html.write_text(render_page(report), encoding="utf-8")
+            print(f"wrote {args.html}")
+        elif args.json:
+            print(json.dumps(report, ensure_ascii=False, indent=2))
+        elif args.csv:
+            sys.stdout.write(as_csv(report))
+        else:
+            print(as_text(report))
+    except ReportError as error:
+        print(f"citebot: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"citebot: cannot write {args.html}: {error.strerror}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,109 @@
+"""The sections of the HTML report page, each a chart with a caption and its table."""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+from rag.report.charts import STYLE, bars_chart, metric, numbers, per_day_chart, table
+
+TOP_BARS = 10
+
+
+def _figure(svg: str, caption: str) -> str:
+    return f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>"
+
+
+def _days(report: dict[str, Any]) -> str:
+    rows = [
+        [
+            html.escape(d["day"]),
+            metric(f"per_day.{d['day']}.asked", d["asked"]),
+            str(d["answered"]),
+            str(d["refused"]),
+            str(d["sent_to_review"]),
+        ]
+        for d in report["per_day"]
+    ]
+    caption = (
+        "Questions asked per day, each bar split into answered (green), refused (grey) and "
+        "sent to review (blue)."
+    )
+    listing = table(["day", "asked", "answered", "refused", "sent to review"], rows)
+    chart = per_day_chart(report["per_day"])
+    return f"<h2>Questions per day</h2>{_figure(chart, caption)}{listing}"
+
+
+def _unanswered(report: dict[str, Any]) -> str:
+    groups = report["unanswered"][:TOP_BARS]
+    chart = bars_chart([g["count"] for g in groups], "times asked", "#c62828")
+    rows = [
+        [
+            f"#{n}",
+            metric(f"unanswered.{n - 1}.count", g["count"]),
+            html.escape(g["question"] or "(text not kept)"),
+            html.escape(" / ".join(g["wordings"][1:3])),
+        ]
+        for n, g in enumerate(groups, start=1)
+    ]
+    caption = (
+        "The questions the documents did not answer (refused or sent to review), grouped by "
+        "meaning, most asked first: the documents to write next."
+    )
+    listing = table(["", "asked", "question", "also asked as"], rows)
+    return f"<h2>Unanswered questions</h2>{_figure(chart, caption)}{listing}"
+
+
+def _documents(report: dict[str, Any]) -> str:
+    cited = report["documents"]["most_cited"][:TOP_BARS]
+    chart = bars_chart([d["citations"] for d in cited], "answers citing it", "#2e7d32")
+    rows = [
+        [
+            f"#{n}",
+            metric(f"documents.most_cited.{n - 1}.citations", d["citations"]),
+            html.escape(d["source"]),
+        ]
+        for n, d in enumerate(cited, start=1)
+    ]
+    never = report["documents"]["never_cited"]
+    listed = "unknown (no index found)" if never is None else ", ".join(never) or "none"
+    caption = "The documents answers cited most, with how many answers cited each."
+    return (
+        f"<h2>Documents</h2>{_figure(chart, caption)}{table(['', 'answers', 'document'], rows)}"
+        f"<p>Never cited in this period: {html.escape(listed)}</p>"
+    )
+
+
+def _reviews(report: dict[str, Any]) -> str:
+    reviews = report["reviews"]
+    decisions = list(reviews["decisions"].items())
+    chart = bars_chart([count for _, count in decisions], "decisions", "#1565c0")
+    rows = [
+        [f"#{n}", html.escape(name), metric(f"reviews.decisions.{name}", count)]
+        for n, (name, count) in enumerate(decisions, start=1)
+    ]
+    latency = reviews["latency_seconds"]
+    waits = ", ".join(
+        f"{name} {metric(f'reviews.latency_seconds.{name}', latency[name])} s"
+        for name in ("p50", "p90", "max")
+    )
+    caption = "Reviewers' decisions on drafts and knowledge gaps, by outcome."
+    return (
+        f"<h2>Reviews</h2>{_figure(chart, caption)}{table(['', 'decision', 'count'], rows)}"
+        f"<p>Time from question to decision: {waits}.</p>"
+        f"<p>{html.escape(report['feedback']['note'])}</p>"
+    )
+
+
+def render_page(report: dict[str, Any]) -> str:
+    data = json.dumps(report, ensure_ascii=False).replace("</", "<\\/")
+    title = f"citebot report {report['since'][:10]} – {report['until'][:10]}"
+    return (
+        "<!doctype html>\n"
+        f'<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
+        f"<p>Records: {html.escape(report['records'])}</p>{numbers(report)}"
+        f"{_days(report)}{_unanswered(report)}{_documents(report)}{_reviews(report)}"
+        f'<script type="application/json" id="report-data">{data}</script></body></html>\n'
+    )

@@ -1,0 +1,188 @@
+"""Where question and review records live, for at most RETENTION_DAYS.
+
+- :class:`RedisRecords` (REDIS_URL set): one sorted set per kind, scored by time, shared by
+  every bot process; each write also drops what is older than the retention and sets the key
+  to expire, so nothing outlives RETENTION_DAYS even if the bot stops writing.
+- :class:`FileRecords` (no Redis): JSON lines under ``INDEX_DIR/records/``, appended under a
+  file lock (several processes may share INDEX_DIR), pruned to the retention at most hourly.
+
+Reading skips a record it cannot parse (a damaged line, a future format) rather than failing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import json
+import logging
+import secrets
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Protocol, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from redis.asyncio import Redis
+
+from rag.report.records import QuestionRecord, ReviewRecord
+
+logger = logging.getLogger(__name__)
+
+DAY_SECONDS = 86400
+DEFAULT_PREFIX = "citebot:records:"
+PRUNE_EVERY_SECONDS = 3600.0
+RECORDS_DIR = "records"
+
+R = TypeVar("R", bound=BaseModel)
+
+
+class RecordStore(Protocol):
+    where: str
+    """Where the records are, for the report's heading."""
+
+    async def add_question(self, record: QuestionRecord) -> None: ...
+
+    async def add_review(self, record: ReviewRecord) -> None: ...
+
+    async def questions(self, since: float) -> list[QuestionRecord]: ...
+
+    async def reviews(self, since: float) -> list[ReviewRecord]: ...
+
+
+def _parse(model: type[R], raw: str | bytes) -> R | None:
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError:
+        return None
+
+
+class RedisRecords:
+    def __init__(
+        self,
+        redis: Redis,
+        *,
+        retention_days: int,
+        prefix: str = DEFAULT_PREFIX,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        if retention_days < 1:
+            msg = f"retention_days ({retention_days}) must be at least 1"
+            raise ValueError(msg)
+        self._redis = redis
+        self._retention = retention_days * DAY_SECONDS
+        self._prefix = prefix
+        self._clock = clock
+        self.where = f"Redis ({prefix}*)"
+
+    async def _add(self, kind: str, record: BaseModel) -> None:
+        key = f"{self._prefix}{kind}"
+        now = self._clock()
+        # A random suffix keeps two identical records (same second, same hash) both counted.
+        member = f"{record.model_dump_json()}\t{secrets.token_hex(4)}"
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.zadd(key, {member: float(record.model_dump()["at"])})
+            pipe.zremrangebyscore(key, "-inf", now - self._retention)
+            pipe.expire(key, self._retention)
+            await pipe.execute()
+
+    async def _read(self, kind: str, model: type[R], since: float) -> list[R]:
+        cutoff = max(since, self._clock() - self._retention)
+        raw = await self._redis.zrangebyscore(f"{self._prefix}{kind}", cutoff, "+inf")
+        parsed = (_parse(model, _json_of(member)) for member in raw)
+        return [record for record in parsed if record is not None]
+
+    async def add_question(self, record: QuestionRecord) -> None:
+        await self._add("questions", record)
+
+    async def add_review(self, record: ReviewRecord) -> None:
+        await self._add("reviews", record)
+
+    async def questions(self, since: float) -> list[QuestionRecord]:
+        return await self._read("questions", QuestionRecord, since)
+
+    async def reviews(self, since: float) -> list[ReviewRecord]:
+        return await self._read("reviews", ReviewRecord, since)
+
+
+class FileRecords:
+    def __init__(
+        self, index_dir: Path, *, retention_days: int, clock: Callable[[], float] = time.time
+    ) -> None:
+        if retention_days < 1:
+            msg = f"retention_days ({retention_days}) must be at least 1"
+            raise ValueError(msg)
+        self.directory = index_dir / RECORDS_DIR
+        self._retention = retention_days * DAY_SECONDS
+        self._clock = clock
+        self._pruned: dict[str, float] = {}
+        self.where = str(self.directory)
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with (self.directory / ".lock").open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def _append(self, kind: str, record: BaseModel) -> None:
+        path = self.directory / f"{kind}.jsonl"
+        with self._locked():
+            with path.open("a", encoding="utf-8") as file:
+                file.write(record.model_dump_json() + "\n")
+            now = self._clock()
+            if now - self._pruned.get(kind, 0.0) >= PRUNE_EVERY_SECONDS:
+                self._prune(path, now - self._retention)
+                self._pruned[kind] = now
+
+    @staticmethod
+    def _prune(path: Path, cutoff: float) -> None:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        kept = [line for line in lines if _at(line) >= cutoff]
+        if len(kept) == len(lines):
+            return
+        partial = path.with_suffix(".partial")
+        partial.write_text("".join(f"{line}\n" for line in kept), encoding="utf-8")
+        partial.replace(path)
+
+    def _read(self, kind: str, model: type[R], since: float) -> list[R]:
+        path = self.directory / f"{kind}.jsonl"
+        if not path.exists():
+            return []
+        cutoff = max(since, self._clock() - self._retention)
+        parsed = (_parse(model, line) for line in path.read_text(encoding="utf-8").splitlines())
+        return [r for r in parsed if r is not None and float(r.model_dump()["at"]) >= cutoff]
+
+    async def add_question(self, record: QuestionRecord) -> None:
+        await asyncio.to_thread(self._append, "questions", record)
+
+    async def add_review(self, record: ReviewRecord) -> None:
+        await asyncio.to_thread(self._append, "reviews", record)
+
+    async def questions(self, since: float) -> list[QuestionRecord]:
+        return await asyncio.to_thread(self._read, "questions", QuestionRecord, since)
+
+    async def reviews(self, since: float) -> list[ReviewRecord]:
+        return await asyncio.to_thread(self._read, "reviews", ReviewRecord, since)
+
+
+def _json_of(member: object) -> str:
+    text = member.decode("utf-8") if isinstance(member, bytes) else str(member)
+    return text.rsplit("\t", 1)[0]
+
+
+def _at(line: str) -> float:
+    try:
+        return float(json.loads(line)["at"])
+    except (ValueError, KeyError, TypeError):
+        return float("-inf")  # unreadable: pruned with the old ones
+
+
+def record_store(index_dir: Path, redis: Redis | None, *, retention_days: int) -> RecordStore:
+    """Redis when there is one (shared by every process), else the file under INDEX_DIR."""
+    if redis is not None:
+        return RedisRecords(redis, retention_days=retention_days)
+    return FileRecords(index_dir, retention_days=retention_days)

@@ -1,0 +1,141 @@
+"""``python -m rag report``: the refused question asked twice is named with its count."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from redis.asyncio import Redis
+
+from rag.cli import main
+from rag.report.records import ReviewRecord
+from rag.report.store import DEFAULT_PREFIX, RecordStore, record_store
+from tests.rag.report.records_factory import DAY, asked
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    monkeypatch.setenv("INDEX_DIR", str(tmp_path / "index"))
+    monkeypatch.setenv("EMBEDDINGS", "none")
+    monkeypatch.chdir(tmp_path)  # no .env of the developer's
+    return tmp_path / "index"
+
+
+def keep(store: RecordStore, now: float) -> None:
+    async def write() -> None:
+        for at in (now - 3600, now - 60):
+            await store.add_question(asked("火星上的天气怎么样？", at=at))
+        await store.add_question(asked("公司有健身房吗？", at=now - 120))
+        await store.add_question(
+            asked("退费怎么算？", "answer", at=now - 30, sources=("refund.md",), cached=True)
+        )
+        await store.add_question(asked("很久以前的问题", at=now - 9 * DAY))
+        await store.add_review(
+            ReviewRecord(
+                at=now, review_id="r", kind="review", verdict="approved", latency_seconds=42
+            )
+        )
+
+    asyncio.run(write())
+
+
+def report_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:
+    assert main(["report", "--json", *argv]) == 0
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+
+
+def test_json_names_the_refused_question_asked_twice_with_its_count(
+    env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import time
+
+    keep(record_store(env, None, retention_days=30), time.time())
+    report = report_json(capsys)
+    top = report["unanswered"][0]  # type: ignore[index]
+    assert (top["question"], top["count"]) == ("火星上的天气怎么样？", 2)
+    assert report["totals"] == {
+        "asked": 4,
+        "answered": 1,
+        "refused": 3,
+        "sent_to_review": 0,
+        "from_cache": 1,
+        "cache_hit_rate": 0.25,
+        "answered_by_reviewers_earlier": 0,
+    }
+    assert report["documents"]["most_cited"] == [{"source": "refund.md", "citations": 1}]  # type: ignore[index]
+    assert report["reviews"]["latency_seconds"]["p50"] == 42  # type: ignore[index]
+    assert len(report["per_day"]) in (8, 9)  # type: ignore[arg-type]
+    narrow = report_json(capsys, "--since", "5m")
+    assert narrow["totals"]["asked"] == 3  # type: ignore[index]
+
+
+def test_text_and_csv_say_the_same(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import time
+
+    keep(record_store(env, None, retention_days=30), time.time())
+    assert main(["report"]) == 0
+    text = capsys.readouterr().out
+    assert "2×  火星上的天气怎么样？" in text
+    assert "4 asked — 1 answered, 3 refused" in text
+    assert main(["report", "--csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    unanswered = [r for r in rows if r["section"] == "unanswered"]
+    assert unanswered[0] == {
+        "section": "unanswered",
+        "item": "火星上的天气怎么样？",
+        "metric": "count",
+        "value": "2",
+    }
+
+
+@pytest.fixture
+def shared_redis(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    monkeypatch.setenv("REDIS_URL", redis_url)
+
+    async def clear() -> None:
+        client = Redis.from_url(redis_url)
+        keys = [key async for key in client.scan_iter(f"{DEFAULT_PREFIX}*")]
+        if keys:
+            await client.delete(*keys)
+        await client.aclose()
+
+    asyncio.run(clear())
+    yield redis_url
+    asyncio.run(clear())
+
+
+def test_with_redis_the_records_come_from_redis(
+    env: Path, shared_redis: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import time
+
+    async def write() -> None:
+        client = Redis.from_url(shared_redis)
+        keep_store = record_store(env, client, retention_days=30)
+        await keep_store.add_question(asked("火星上的天气怎么样？", at=time.time() - 5))
+        await client.aclose()
+
+    asyncio.run(write())
+    report = report_json(capsys)
+    assert report["records"] == f"Redis ({DEFAULT_PREFIX}*)"
+    assert report["totals"]["refused"] == 1  # type: ignore[index]
+
+
+def test_errors_are_one_clear_line(
+    env: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert main(["report", "--since", "a week"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "citebot: --since 'a week' is not a period; use a number and a unit: 30m, 24h, 7d or 2w"
+    ]
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")
+    assert main(["report"]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1
+    assert error[0].startswith("citebot: cannot read the question records from Redis")

@@ -1,0 +1,44 @@
+"""Questions over signed HTTP are recorded, and ``rag report`` names what was refused."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.records import Background
+from rag.cli import main
+from rag.report.store import FileRecords
+from rag.search.index import Index
+from tests.fakes.slack_api import FakeSlackApi
+from tests.scenarios.harness import IN_KB, OUT_OF_KB, envelope, mention, start_bot
+
+
+async def test_a_refused_question_asked_twice_is_in_the_report_with_its_count(
+    slack_api: FakeSlackApi,
+    docs_index: Index,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    records = Background(FileRecords(tmp_path, retention_days=30))
+    async with start_bot(slack_api, index=docs_index, records=records) as bot:
+        for question in (OUT_OF_KB, IN_KB, OUT_OF_KB):
+            await bot.send(envelope(mention(question)))
+        await slack_api.wait_until(lambda: len(slack_api.calls_to("chat.update")) >= 3)
+    # Leaving start_bot closed the app, which waits for records still being written.
+
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    monkeypatch.setenv("INDEX_DIR", str(tmp_path))
+    monkeypatch.setenv("EMBEDDINGS", "none")
+    monkeypatch.chdir(tmp_path)
+    assert await asyncio.to_thread(main, ["report", "--json", "--since", "1h"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["totals"]["asked"] == 3
+    assert report["totals"]["answered"] == 1
+    assert report["unanswered"][0]["question"] == OUT_OF_KB
+    assert report["unanswered"][0]["count"] == 2
+    stored = (tmp_path / "records" / "questions.jsonl").read_text(encoding="utf-8")
+    assert IN_KB not in stored  # answered texts are kept only with LOG_QUESTIONS
