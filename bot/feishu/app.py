@@ -78,6 +78,33 @@ def review_desk(
     )
 
 
+async def _greet(events: FeishuEvents) -> None:
+    """The bot's own open_id, fetched at start so wrong credentials show up in the log now."""
+    try:
+        logger.info("Feishu: bot open_id %s", await events.bot_open_id())
+    except Exception as error:  # noqa: BLE001 - logged; the first event tries again
+        logger.error(
+            "Feishu: bot info unavailable (%s); check FEISHU_APP_ID/SECRET", describe(error)
+        )
+
+
+async def _long_connection(
+    config: FeishuSettings, session: aiohttp.ClientSession, events: FeishuEvents
+) -> LongConnection | None:
+    """In ws mode, the connection open (raises when Feishu refuses the credentials)."""
+    if config.mode != "ws":
+        return None
+    link = LongConnection(
+        session,
+        base_url=config.api_url,
+        app_id=config.app_id,
+        app_secret=config.secret("app_secret"),
+        dispatch=events.dispatch,
+    )
+    await link.start()
+    return link
+
+
 def add_feishu(
     app: web.Application,
     config: FeishuSettings,
@@ -120,24 +147,9 @@ def add_feishu(
             tasks=tasks,
             audiences=audiences,
         )
-        try:
-            logger.info("Feishu: bot open_id %s", await events.bot_open_id())
-        except Exception as error:  # noqa: BLE001 - logged; the first event tries again
-            # Credentials or network: say so now.
-            logger.error(
-                "Feishu: bot info unavailable (%s); check FEISHU_APP_ID/SECRET", describe(error)
-            )
+        await _greet(events)
         slot.events = events
-        link: LongConnection | None = None
-        if config.mode == "ws":
-            link = LongConnection(
-                session,
-                base_url=config.api_url,
-                app_id=config.app_id,
-                app_secret=config.secret("app_secret"),
-                dispatch=events.dispatch,
-            )
-            await link.start()
+        link = await _long_connection(config, session, events)
         try:
             yield
         finally:
