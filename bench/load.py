@@ -138,7 +138,7 @@ def serve() -> int:
     settings = BotSettings.from_env(os.environ)
     redis = redis_client(secret(settings.rag.redis_url))
     reviewed = reviewed_answers(redis)
-    pipeline = build_pipeline(settings.rag, reviewed=reviewed)
+    pipeline = build_pipeline(settings.rag, redis=redis, reviewed=reviewed)
     fail_rate = float(os.environ.get("BENCH_FAIL_RATE", "0"))
     if fail_rate > 0:
         flaky = FlakyChatModel(inner=pipeline.generator.model, fail_rate=fail_rate)

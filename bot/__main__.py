@@ -1,7 +1,8 @@
 """``python -m bot``: the one composition root of the chat edges (Slack, Feishu, or both).
 
     settings (environment, validated)  ->  Redis client (or None), shared
-      -> reviewed answers + pipeline (rag.assemble.build_pipeline: index, chat model, cache)
+      -> reviewed answers + pipeline (rag.assemble.build_pipeline: index, chat model, and
+         the answer cache over the same shared client)
       -> neither SLACK_BOT_TOKEN nor FEISHU_APP_ID: local console chat over the same pipeline
       -> FEISHU_APP_ID: POST /feishu/events on the same app (bot/feishu/app.py: its own
          Open API client, review desk in FEISHU_REVIEW_CHAT, the neutral answering core)
@@ -71,7 +72,8 @@ class ClosablePipeline(Answerer, Protocol):
 
 def redis_client(url: str | None) -> GuardedRedis | None:
     """The one Redis client of the process, behind the one failure policy (short timeouts,
-    a breaker shared by dedupe, review state and reviewed answers, one warning per outage)."""
+    a breaker shared by the answer cache, dedupe, review state and reviewed answers, one
+    warning per outage). The answer cache bounds its own calls tighter (0.2 s)."""
     if url is None:
         return None
     return GuardedRedis.from_url(
@@ -296,7 +298,9 @@ def _add_slack(
     app.cleanup_ctx.append(slack)
 
 
-async def _console(settings: BotSettings, pipeline: ClosablePipeline) -> int:
+async def _console(
+    settings: BotSettings, pipeline: ClosablePipeline, redis: GuardedRedis | None
+) -> int:
     greeting = banner(
         docs_dir=str(settings.rag.docs_dir),
         chunks=len(pipeline.index),
@@ -306,6 +310,8 @@ async def _console(settings: BotSettings, pipeline: ClosablePipeline) -> int:
         return await chat(pipeline, sys.stdin, sys.stdout, greeting=greeting)
     finally:
         await pipeline.aclose()
+        if redis is not None:
+            await redis.aclose()
 
 
 def main() -> int:
@@ -327,6 +333,7 @@ def main() -> int:
     try:
         pipeline = build_pipeline(
             settings.rag,
+            redis=redis,
             progress=sys.stderr.isatty(),
             reviewed=reviewed,
             scopes=None if scopes is None else scopes.catalog,
@@ -335,7 +342,7 @@ def main() -> int:
         print(f"citebot: cannot open the documents index: {error}", file=sys.stderr)
         return 2
     if settings.mode == "console" and feishu is None:
-        return asyncio.run(_console(settings, pipeline))
+        return asyncio.run(_console(settings, pipeline, redis))
     records = Background(
         record_store(
             settings.rag.index_dir,

@@ -1,8 +1,9 @@
 """Builds the answer core from settings: index, chat model, cache, pipeline.
 
 The one place in ``rag/`` that turns a :class:`~rag.settings.Settings` into objects; the
-modules below it take plain values. The edges (``python -m rag ask``, ``python -m bot``) call
-:func:`build_pipeline` once and pass the result down; tests build
+modules below it take plain values. The edges (``python -m rag ask``, ``python -m bot``) build
+the process's one Redis client (:func:`redis_from_settings`, or the bot's own) and call
+:func:`build_pipeline` once with it, and pass the result down; tests build
 :class:`~rag.pipeline.Pipeline` directly from fakes.
 """
 
@@ -12,6 +13,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from rag.cache.answers import AnswerCache, MemoryCache
+from rag.cache.breaker import GuardedRedis
 from rag.cache.redis_backend import RedisCache
 from rag.cache.reviewed import ReviewedAnswers
 from rag.check.judge import ModelJudge
@@ -62,34 +64,44 @@ def generator_from_settings(settings: Settings) -> Generator:
     return Generator(chat_model_from_settings(settings), policy)
 
 
-def cache_from_settings(settings: Settings) -> AnswerCache:
-    """Redis when REDIS_URL is set (shared by every process), else this process's memory."""
-    ttl, refusal_ttl = settings.cache_ttl_seconds, settings.refusal_ttl_seconds
+def redis_from_settings(settings: Settings) -> GuardedRedis | None:
+    """The process's one Redis client (REDIS_URL) behind the one failure policy, or ``None``.
+    Short timeouts (0.1 s connect and socket, 0.2 s per call): it serves the answer cache."""
     url = secret(settings.redis_url)
-    if url is None:
+    return None if url is None else GuardedRedis.from_url(url)
+
+
+def cache_from_settings(settings: Settings, redis: GuardedRedis | None) -> AnswerCache:
+    """Redis over the shared client when there is one (shared by every process), else this
+    process's memory. The cache leaves ``redis`` open: whoever built it closes it."""
+    ttl, refusal_ttl = settings.cache_ttl_seconds, settings.refusal_ttl_seconds
+    if redis is None:
         return MemoryCache(ttl_seconds=ttl, refusal_ttl_seconds=refusal_ttl)
-    return RedisCache.from_url(url, ttl_seconds=ttl, refusal_ttl_seconds=refusal_ttl)
+    return RedisCache(redis, ttl_seconds=ttl, refusal_ttl_seconds=refusal_ttl)
 
 
 def build_pipeline(
     settings: Settings,
     *,
+    redis: GuardedRedis | None,
     progress: bool = False,
     reviewed: ReviewedAnswers | None = None,
     scopes: ScopeCatalog | None = None,
 ) -> Pipeline:
     """Open (or build) the index over DOCS_DIR and wire the pipeline around it.
 
-    The threshold is MIN_SCORE when set, else the index's own (calibrated or shipped default).
-    ``scopes``: the catalog of SCOPES_FILE, read by the edge before this (it stops the program
-    on a bad file before the index is opened); ``None``: only the unrestricted scope exists.
+    ``redis`` is the process's one client (``None`` when REDIS_URL is unset): the answer cache
+    uses it and leaves it open. The threshold is MIN_SCORE when set, else the index's own
+    (calibrated or shipped default). ``scopes``: the catalog of SCOPES_FILE, read by the edge
+    before this (it stops the program on a bad file before the index is opened); ``None``:
+    only the unrestricted scope exists.
     """
     index = open_index(settings, progress=progress)
     min_score = settings.min_score if settings.min_score is not None else index.min_score
     return Pipeline(
         index=index,
         generator=generator_from_settings(settings),
-        cache=cache_from_settings(settings),
+        cache=cache_from_settings(settings, redis),
         min_score=min_score,
         top_k=settings.top_k,
         reviewed=reviewed,

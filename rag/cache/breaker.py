@@ -147,12 +147,17 @@ class GuardedRedis:
         )
         return cls(client, **options)
 
-    async def run(self, command: Callable[[], Awaitable[T]]) -> T:
-        """``command()``'s reply; raises :class:`RedisUnavailable` when skipped or failed."""
+    async def run(
+        self, command: Callable[[], Awaitable[T]], *, timeout_seconds: float | None = None
+    ) -> T:
+        """``command()``'s reply; raises :class:`RedisUnavailable` when skipped or failed.
+
+        ``timeout_seconds`` bounds this call instead of the client's default: the answer
+        cache, an optimisation, gives up sooner than dedupe or review state would."""
         if not self.breaker.allows():
             raise RedisUnavailable
         try:
-            async with asyncio.timeout(self.timeout_seconds):
+            async with asyncio.timeout(timeout_seconds or self.timeout_seconds):
                 value = await command()
         except REDIS_FAILURES as error:
             self.breaker.failed(error)

@@ -10,7 +10,7 @@ import textwrap
 import unicodedata
 from typing import Any
 
-from rag.assemble import build_pipeline
+from rag.assemble import build_pipeline, redis_from_settings
 from rag.cli.scoping import add_scope_argument, chosen_scope
 from rag.generate.llm import GenerationError
 from rag.language import detect_language
@@ -84,11 +84,14 @@ async def _ask(
     question: str, settings: Settings, scope: ScopeSet, scopes: ScopesFile | None
 ) -> Result:
     catalog = None if scopes is None else scopes.catalog
-    pipeline = build_pipeline(settings, progress=sys.stderr.isatty(), scopes=catalog)
+    redis = redis_from_settings(settings)
+    pipeline = build_pipeline(settings, redis=redis, progress=sys.stderr.isatty(), scopes=catalog)
     try:
         return await pipeline.answer(question, scope=scope.key)
     finally:
         await pipeline.aclose()
+        if redis is not None:
+            await redis.aclose()
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:

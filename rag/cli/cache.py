@@ -13,6 +13,7 @@ import json
 import sys
 
 from rag.cache.answers import CacheStats, CacheUnavailable
+from rag.cache.breaker import GuardedRedis
 from rag.cache.redis_backend import DEFAULT_PREFIX, RedisCache
 from rag.settings import Settings, secret
 
@@ -85,15 +86,14 @@ async def _clear(cache: RedisCache) -> str:
 
 async def _run(args: argparse.Namespace, url: str) -> str:
     # An operator waits a little longer than a question's lookup would.
-    cache = RedisCache.from_url(
-        url, prefix=args.prefix, connect_timeout_seconds=1.0, socket_timeout_seconds=5.0
-    )
+    redis = GuardedRedis.from_url(url, connect_timeout_seconds=1.0, socket_timeout_seconds=5.0)
+    cache = RedisCache(redis, prefix=args.prefix)
     try:
         if args.action == "stats":
             return await _stats(cache, args.json)
         return await _clear(cache)
     finally:
-        await cache.aclose()
+        await redis.aclose()
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:

@@ -292,7 +292,9 @@ async def compose(
     reviewed = reviewed_answers(redis)
     if pipeline is None:
         catalog = None if scopes is None else scopes.catalog
-        answerer: ClosablePipeline = build_pipeline(settings.rag, reviewed=reviewed, scopes=catalog)
+        answerer: ClosablePipeline = build_pipeline(
+            settings.rag, redis=redis, reviewed=reviewed, scopes=catalog
+        )
     else:
         answerer = pipeline(settings.rag, reviewed)
     app = create_web_app(

@@ -9,7 +9,7 @@ from uuid import uuid4
 
 import pytest
 
-from rag.assemble import cache_from_settings
+from rag.assemble import cache_from_settings, redis_from_settings
 from rag.cache.answers import (
     AnswerCache,
     MemoryCache,
@@ -203,8 +203,15 @@ def test_invalid_ttl_is_refused_with_the_value() -> None:
 
 
 async def test_settings_without_redis_url_give_the_in_process_cache(redis_url: str) -> None:
-    assert isinstance(cache_from_settings(Settings()), MemoryCache)
-    shared = cache_from_settings(Settings(redis_url=redis_url, refusal_ttl_seconds=60))
+    assert redis_from_settings(Settings()) is None
+    assert isinstance(cache_from_settings(Settings(), None), MemoryCache)
+    settings = Settings(redis_url=redis_url, refusal_ttl_seconds=60)
+    redis = redis_from_settings(settings)
+    assert redis is not None
+    shared = cache_from_settings(settings, redis)
     assert isinstance(shared, RedisCache)
+    assert shared.redis is redis  # the process's one client, not a pool of its own
     assert shared.policy.refusal_ttl_seconds == 60
     await shared.aclose()
+    assert await redis.run(lambda: redis.client.ping())  # left open for whoever built it
+    await redis.aclose()
