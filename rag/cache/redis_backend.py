@@ -3,13 +3,14 @@
 Keys under one prefix (default ``citebot:answer:``)::
 
     {prefix}value:{key}   the result as versioned JSON (rag.cache.codec), PX = its TTL
-    {prefix}lock:{key}    who is computing it: a random token, PX = lock_seconds, kept alive
-                          while the computation runs, deleted (if still ours) when it ends
+    {prefix}lock:{key}    who is computing it: a redis-py Lock (random token, PX =
+                          lock_seconds), renewed while the computation runs, released (if
+                          still ours) when it ends
     {prefix}stats:hits | misses | shared   INCR counters for ``python -m rag cache stats``
 
 A hit is one round trip (a Lua GET that also counts the hit). Concurrent identical misses:
-within a process they share one task (rag.cache.singleflight); across processes the first takes the
-lock (SET NX PX) and the others poll for the value every ``poll_seconds``. A holder that dies
+within a process they share one task (rag.cache.singleflight); across processes the first
+takes the lock and the others poll for the value every ``poll_seconds``. A holder that dies
 stops renewing its lock, the lock expires and one waiter takes over; a waiter that has waited
 ``max_wait_seconds`` computes anyway. When the holder's result is not kept (an unverified
 draft, a failure), the next waiter in line computes its own.
@@ -30,13 +31,14 @@ import asyncio
 import contextlib
 import json
 import logging
-import secrets
 import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
 from redis.asyncio import Redis
+from redis.asyncio.lock import Lock
+from redis.exceptions import LockError
 
 from rag.cache import redis_admin
 from rag.cache.answers import CachePolicy, CacheStats, Compute, served_from_cache, utc_now
@@ -49,18 +51,21 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_PREFIX = "citebot:answer:"
 
-_RELEASE = (
-    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
-)
-_RENEW = (
-    "if redis.call('get', KEYS[1]) == ARGV[1] then "
-    "return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0"
-)
 _GET_COUNTING_HITS = (
     "local value = redis.call('get', KEYS[1]) "
     "if value then redis.call('incr', KEYS[2]) end return value"
 )
 _REMEMBERED_UNREADABLE = 10_000
+
+
+async def _unless_lost(command: Awaitable[object]) -> bool:
+    """Whether a release or renewal of our lock happened; ``False`` when the lock expired or
+    another process holds it now (that is no Redis failure: the breaker is not told)."""
+    try:
+        await command
+    except LockError:
+        return False
+    return True
 
 
 def _positive(**values: float) -> None:
@@ -213,14 +218,27 @@ class RedisCache:
             return None
         return served_from_cache(result, first_given, started)
 
+    def _lock(self, key: str) -> Lock:
+        # redis-py's Lock: SET NX PX with a random token, released and renewed only while the
+        # token is still ours. Not blocking: the wait below also watches for the value, so a
+        # waiter returns as soon as the holder has stored it, and every call gets the cache's
+        # own timeout through the shared breaker. The token lives on the Lock object, not in
+        # thread-local storage (one event loop thread runs every question's task).
+        return Lock(
+            self._client,
+            self._lock_key(key),
+            timeout=self.lock_seconds,
+            sleep=self.poll_seconds,
+            blocking=False,
+            thread_local=False,
+        )
+
     async def _wait_or_lead(self, key: str, compute: Compute, started: float) -> Result:
         """Take the lock and compute, or wait for whoever holds it; raises RedisUnavailable before
         ``compute`` runs, never after."""
-        token = secrets.token_hex(16)
-        lock = self._lock_key(key)
+        lock = self._lock(key)
         deadline = self._clock() + self.max_wait_seconds
-        lock_ms = int(self.lock_seconds * 1000)
-        while not await self._call(lambda: self._client.set(lock, token, nx=True, px=lock_ms)):
+        while not await self._call(lock.acquire):
             if self._clock() >= deadline:
                 logger.info("waited %.1f s for %s, computing it here", self.max_wait_seconds, key)
                 return await self._compute_and_store(key, compute)
@@ -233,7 +251,7 @@ class RedisCache:
             hit = await self._read(key, started)
             if hit is not None:
                 return hit
-            renewing = asyncio.create_task(self._keep_lock(lock, token))
+            renewing = asyncio.create_task(self._keep_lock(lock))
             try:
                 return await self._compute_and_store(key, compute)
             finally:
@@ -241,7 +259,7 @@ class RedisCache:
                 with contextlib.suppress(asyncio.CancelledError):
                     await renewing
         finally:
-            await self._quietly(lambda: self._client.eval(_RELEASE, 1, lock, token))
+            await self._quietly(lambda: _unless_lost(lock.release()))
 
     async def _compute_and_store(self, key: str, compute: Compute) -> Result:
         await self._quietly(lambda: self._client.incr(self._stat_key("misses")))
@@ -253,15 +271,13 @@ class RedisCache:
             await self._quietly(lambda: self._client.set(self._value_key(key), value, px=px))
         return result
 
-    async def _keep_lock(self, lock: str, token: str) -> None:
+    async def _keep_lock(self, lock: Lock) -> None:
         """Renew our lock while computing, so only a dead holder's lock expires."""
-        lock_ms = int(self.lock_seconds * 1000)
         while True:
             # Not a retry wait: a heartbeat at a third of the lock's life, in real time.
             await asyncio.sleep(self.lock_seconds / 3)
             try:
-                renew = lambda: self._client.eval(_RENEW, 1, lock, token, lock_ms)  # noqa: E731
-                if not await self._call(renew):
+                if not await self._call(lambda: _unless_lost(lock.reacquire())):
                     return
             except RedisUnavailable:
                 return
