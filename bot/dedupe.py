@@ -27,6 +27,7 @@ import logging
 import time
 from collections.abc import Callable
 
+from cachetools import TTLCache
 from redis.asyncio import Redis
 
 from rag import GuardedRedis, RedisUnavailable, guarded
@@ -76,8 +77,9 @@ class Dedupe:
         self.prefix = prefix
         self.clock = clock
         self.max_local = max_local
-        self._local: dict[str, float] = {}
-        """key -> expiry; insertion order is expiry order (one TTL for all)."""
+        self._local: TTLCache[str, bool] = TTLCache(max_local, ttl_seconds, timer=clock)
+        """Keys claimed in this process within ``ttl_seconds`` (at most ``max_local``: the
+        oldest claims are forgotten first)."""
         self.fallbacks = 0
         """How many decisions were made without Redis because it failed."""
 
@@ -91,13 +93,11 @@ class Dedupe:
 
     async def claim(self, *keys: str) -> bool:
         """True when this is the first time any of ``keys`` is seen (all are now claimed)."""
-        self._expire()
         if any(key in self._local for key in keys):
             return False
         # Recorded before the first await, so a concurrent claim in this process sees it.
-        expires = self.clock() + self.ttl_seconds
         for key in keys:
-            self._local[key] = expires
+            self._local[key] = True
         return await self._claim_shared(keys)
 
     async def _claim_shared(self, keys: tuple[str, ...]) -> bool:
@@ -114,11 +114,3 @@ class Dedupe:
             logger.debug("dedupe: Redis unavailable; deciding %s in this process", keys)
             return True
         return bool(claimed)
-
-    def _expire(self) -> None:
-        now = self.clock()
-        while self._local:
-            key, expires = next(iter(self._local.items()))
-            if expires > now and len(self._local) < self.max_local:
-                break
-            del self._local[key]

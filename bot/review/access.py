@@ -12,6 +12,8 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
+from cachetools import TTLCache
+
 logger = logging.getLogger(__name__)
 
 MEMBERS_TTL_SECONDS = 60.0
@@ -35,16 +37,18 @@ class Reviewers:
         self.reviewers = reviewers
         self.ttl_seconds = ttl_seconds
         self.clock = clock
-        self._members: tuple[float, frozenset[str]] | None = None
+        self._fresh: TTLCache[str, frozenset[str]] = TTLCache(1, ttl_seconds, timer=clock)
+        self._last: frozenset[str] | None = None
+        """Kept past the TTL: it answers while the platform cannot."""
 
     async def allows(self, user: str) -> bool:
         if self.reviewers is not None:
             return user in self.reviewers
-        now = self.clock()
-        if self._members is None or now - self._members[0] > self.ttl_seconds:
+        members = self._fresh.get("members")
+        if members is None:
             members = await self.members()
             if members is None:
                 logger.error("the reviewers' channel members are unknown; using the last list")
-                return self._members is not None and user in self._members[1]
-            self._members = (now, members)
-        return user in self._members[1]
+                return self._last is not None and user in self._last
+            self._fresh["members"] = self._last = members
+        return user in members

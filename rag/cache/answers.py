@@ -30,6 +30,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Protocol
 
+from cachetools import TLRUCache
+
 from rag.cache.singleflight import SingleFlight
 from rag.results import Answer, Refusal, Result
 
@@ -163,11 +165,14 @@ class AnswerCache(Protocol):
 class _Entry:
     result: Result
     first_given: datetime
-    expires_at: float
+    ttl_seconds: float
 
 
 class MemoryCache:
-    """A TTL cache inside this process: the local demo and tests (REDIS_URL unset)."""
+    """A TTL cache inside this process: the local demo and tests (REDIS_URL unset).
+
+    cachetools' TLRUCache: each entry expires after its own TTL (answers and refusals differ),
+    and beyond ``max_entries`` the least recently used entry is dropped."""
 
     def __init__(
         self,
@@ -183,15 +188,16 @@ class MemoryCache:
             raise ValueError(msg)
         self.policy = CachePolicy(ttl_seconds, refusal_ttl_seconds)
         self.max_entries = max_entries
-        self._clock = clock
         self._now = now
-        self._entries: dict[str, _Entry] = {}
+        self._entries: TLRUCache[str, _Entry] = TLRUCache(
+            max_entries, ttu=lambda _key, entry, at: at + entry.ttl_seconds, timer=clock
+        )
         self._flight: SingleFlight[Result] = SingleFlight()
         self._hits = self._misses = self._shared = 0
 
     async def get_or_compute(self, key: str, compute: Compute) -> Result:
         started = time.perf_counter()
-        entry = self._live(key)
+        entry = self._entries.get(key)
         if entry is not None:
             self._hits += 1
             return served_from_cache(entry.result, entry.first_given, started)
@@ -206,32 +212,15 @@ class MemoryCache:
         result = await compute()
         ttl = self.policy.ttl_for(result)
         if ttl is not None:
-            self._entries.pop(key, None)  # re-inserted last: eviction drops the oldest first
-            self._entries[key] = _Entry(result, self._now(), self._clock() + ttl)
-            self._evict()
+            self._entries[key] = _Entry(result, self._now(), ttl)
         return result
 
-    def _live(self, key: str) -> _Entry | None:
-        entry = self._entries.get(key)
-        if entry is not None and entry.expires_at <= self._clock():
-            del self._entries[key]
-            return None
-        return entry
-
-    def _evict(self) -> None:
-        if len(self._entries) <= self.max_entries:
-            return
-        now = self._clock()
-        for key in [key for key, entry in self._entries.items() if entry.expires_at <= now]:
-            del self._entries[key]
-        while len(self._entries) > self.max_entries:
-            del self._entries[next(iter(self._entries))]
-
     async def stats(self) -> CacheStats:
-        keys = sum(1 for key in list(self._entries) if self._live(key) is not None)
-        return CacheStats("memory", self._hits, self._misses, self._shared, keys)
+        self._entries.expire()
+        return CacheStats("memory", self._hits, self._misses, self._shared, len(self._entries))
 
     async def clear(self) -> int:
+        self._entries.expire()
         count = len(self._entries)
         self._entries.clear()
         return count

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from cachetools import TLRUCache
 from redis.asyncio import Redis
 
 from rag.cache.answers import normalize_question
@@ -58,19 +60,17 @@ class MemoryStore:
     """One process only: what was reviewed is forgotten on restart."""
 
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
-        self._values: dict[str, tuple[str, float | None]] = {}
-        self._clock = clock
+        # Unbounded, like Redis without maxmemory; each value has its own TTL (or none).
+        self._values: TLRUCache[str, tuple[str, float]] = TLRUCache(
+            math.inf, ttu=lambda _key, value, now: now + value[1], timer=clock
+        )
 
     async def get(self, key: str) -> str | None:
-        value, expires = self._values.get(key, (None, None))
-        if expires is not None and expires <= self._clock():
-            self._values.pop(key, None)
-            return None
-        return value
+        value = self._values.get(key)
+        return None if value is None else value[0]
 
     async def set(self, key: str, value: str, *, ttl_seconds: int | None) -> None:
-        expires = None if ttl_seconds is None else self._clock() + ttl_seconds
-        self._values[key] = (value, expires)
+        self._values[key] = (value, math.inf if ttl_seconds is None else ttl_seconds)
 
     async def aclose(self) -> None:
         self._values.clear()
