@@ -116,7 +116,7 @@ class RedisCache:
         self._clock = clock
         self._now = now
         self._sleep = sleep
-        self._flight: SingleFlight[Result] = SingleFlight()
+        self._flight: SingleFlight[tuple[Result, bool]] = SingleFlight()
         self._unreadable: set[str] = set()
 
     @classmethod
@@ -178,25 +178,25 @@ class RedisCache:
 
     async def get_or_compute(self, key: str, compute: Compute) -> Result:
         started = time.perf_counter()
-        use_redis = True  # skipped while the shared breaker is open: RedisUnavailable at once
-        try:
-            hit = await self._read(key, started)
-        except RedisUnavailable:
-            use_redis = False
-        else:
-            if hit is not None:
-                return hit
-        work = (lambda: self._lead_or_wait(key, compute, started)) if use_redis else compute
-        result, shared = await self._flight.run(key, work)
-        if shared:
-            await self._quietly(lambda: self._client.incr(self._stat_key("shared")))
+        # Identical questions in this process share one lookup, not only one computation: a
+        # burst of twenty costs one read and one connection, not twenty at once.
+        (result, hit), shared = await self._flight.run(
+            key, lambda: self._lookup(key, compute, started)
+        )
+        if shared:  # counted as each asker's own lookup would have been
+            name = "hits" if hit else "shared"
+            await self._quietly(lambda: self._client.incr(self._stat_key(name)))
         return result
 
-    async def _lead_or_wait(self, key: str, compute: Compute, started: float) -> Result:
+    async def _lookup(self, key: str, compute: Compute, started: float) -> tuple[Result, bool]:
+        """The result, and whether it was stored already; without Redis, computed here."""
         try:
-            return await self._wait_or_lead(key, compute, started)
+            hit = await self._read(key, started)
+            if hit is not None:
+                return hit, True
+            return await self._wait_or_lead(key, compute, started), False
         except RedisUnavailable:
-            return await compute()
+            return await compute(), False
 
     async def _read(self, key: str, started: float) -> Result | None:
         """The stored result as a hit (counted in the same round trip), or None."""
