@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -43,7 +42,7 @@ from redis.exceptions import LockError
 from rag.cache import redis_admin
 from rag.cache.answers import CachePolicy, CacheStats, Compute, served_from_cache, utc_now
 from rag.cache.breaker import Breaker, GuardedRedis, RedisUnavailable
-from rag.cache.codec import CodecError, created_at, result_from_json, result_to_json
+from rag.cache.codec import CodecError, decode, encode
 from rag.cache.singleflight import SingleFlight
 from rag.results import Result
 
@@ -205,10 +204,8 @@ class RedisCache:
         if raw is None:
             return None
         try:
-            data = json.loads(raw)
-            result = result_from_json(data)
-            first_given = created_at(data)
-        except (ValueError, CodecError) as error:  # JSON/UTF-8 errors are ValueErrors too
+            result, first_given = decode(raw)
+        except CodecError as error:  # damaged JSON and an unknown layout alike
             await self._quietly(lambda: self._client.decr(self._stat_key("hits")))
             if key not in self._unreadable:
                 if len(self._unreadable) >= _REMEMBERED_UNREADABLE:
@@ -266,7 +263,7 @@ class RedisCache:
         result = await compute()
         ttl = self.policy.ttl_for(result)
         if ttl is not None:
-            value = json.dumps(result_to_json(result, created_at=self._now()), ensure_ascii=False)
+            value = encode(result, created_at=self._now())
             px = max(1, int(ttl * 1000))
             await self._quietly(lambda: self._client.set(self._value_key(key), value, px=px))
         return result

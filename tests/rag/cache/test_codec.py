@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from rag.cache.codec import VERSION, CodecError, created_at, result_from_json, result_to_json
+from rag.cache.codec import VERSION, CodecError, decode, encode
 from rag.chunks import Chunk
 from rag.results import Answer, Hit, Provenance, Refusal, Unverified
 from tests.rag.factories import LEVELS_TEXT, REFUND_TEXT, policy_hits
@@ -31,9 +31,18 @@ def full_hit() -> Hit:
     return Hit(chunk, score=0.81, lexical=0.42, dense=None, rank=2)
 
 
-def roundtrip(data: dict[str, Any]) -> Any:
+def roundtrip(raw: str) -> Any:
     """As a store would: through a JSON string."""
-    return result_from_json(json.loads(json.dumps(data, ensure_ascii=False)))
+    return decode(raw)[0]
+
+
+def result_to_json(result: Any, *, created_at: datetime | None = None) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(encode(result, created_at=created_at))
+    return data
+
+
+def result_from_json(data: Any) -> Any:
+    return decode(json.dumps(data, ensure_ascii=False))[0]
 
 
 def test_answer_roundtrips_with_every_chunk_field_and_review_provenance() -> None:
@@ -44,7 +53,7 @@ def test_answer_roundtrips_with_every_chunk_field_and_review_provenance() -> Non
         timings_ms={"retrieve": 3.5, "generate": 812.0},
         provenance=Provenance(reviewed_by="U123", reviewed_at=WHEN),
     )
-    assert roundtrip(result_to_json(answer, created_at=WHEN)) == answer
+    assert roundtrip(encode(answer, created_at=WHEN)) == answer
 
 
 def test_refusal_keeps_its_reason_and_unverified_its_draft_and_problems() -> None:
@@ -52,8 +61,8 @@ def test_refusal_keeps_its_reason_and_unverified_its_draft_and_problems() -> Non
     unverified = Unverified(
         "退费怎么算？", "按 80% 退 [1]。", ("80% 在来源里找不到",), tuple(policy_hits())
     )
-    assert roundtrip(result_to_json(refusal)) == refusal
-    assert roundtrip(result_to_json(unverified)) == unverified
+    assert roundtrip(encode(refusal)) == refusal
+    assert roundtrip(encode(unverified)) == unverified
     assert result_to_json(unverified)["text"] == "按 80% 退 [1]。"
 
 
@@ -62,7 +71,8 @@ def test_value_is_versioned_and_says_when_it_was_created_in_utc() -> None:
     data = result_to_json(Answer("q", "a [1]", tuple(policy_hits())), created_at=local)
     assert data["v"] == VERSION
     assert data["created_at"] == "2026-12-03T05:00:00+00:00"
-    assert created_at(data) == datetime(2026, 12, 3, 5, 0, tzinfo=UTC)
+    _, first_given = decode(json.dumps(data))
+    assert first_given == datetime(2026, 12, 3, 5, 0, tzinfo=UTC)
 
 
 def valid() -> dict[str, Any]:
@@ -131,5 +141,11 @@ def test_unreadable_value_raises_codec_error(change: str) -> None:
 
 
 def test_codec_error_names_the_field() -> None:
-    with pytest.raises(CodecError, match="score"):
+    with pytest.raises(CodecError, match=r"^value\.answer\.hits\.0\.score: [^\n]*$"):
         result_from_json(broken("score is text"))
+
+
+@pytest.mark.parametrize("raw", [b"{broken", b"\xff\xfe", b""])
+def test_damaged_bytes_are_one_codec_error_too(raw: bytes) -> None:
+    with pytest.raises(CodecError):
+        decode(raw)
