@@ -15,21 +15,22 @@ reviewed", writes report ``False``; the Redis policy's breaker logs the outage o
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import math
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from cachetools import TLRUCache
+from pydantic import AwareDatetime, ValidationError, field_serializer, field_validator
 from redis.asyncio import Redis
 
 from rag.cache.answers import normalize_question
 from rag.cache.breaker import GuardedRedis, RedisUnavailable
+from rag.cache.codec import Record, check_version, validation_error
 from rag.chunks import Chunk, content_hash
 from rag.results import Answer, Hit, Provenance
 
@@ -142,28 +143,58 @@ def sources_of(hits: Sequence[Hit]) -> tuple[ReviewedSource, ...]:
     return tuple(ReviewedSource.of(hit) for hit in hits)
 
 
+class _Reviewed(Record):
+    v: int
+
+    @field_validator("v")
+    @classmethod
+    def _readable(cls, version: int) -> int:
+        return check_version(version, FORMAT_VERSION)
+
+
+class ReviewedRecord(_Reviewed):
+    """A reviewed answer as stored: its sources as ``[chunk_id, chunk_hash, score, rank]``."""
+
+    question: str
+    text: str
+    reviewed_by: str
+    reviewed_at: AwareDatetime
+    sources: list[tuple[str, str, float, int]]
+
+    @field_serializer("reviewed_at")
+    def _iso(self, moment: datetime) -> str:
+        return moment.astimezone(UTC).isoformat()
+
+
+class RejectionRecord(_Reviewed):
+    by: str
+    at: datetime
+
+    @field_serializer("at")
+    def _iso(self, moment: datetime) -> str:
+        return moment.isoformat()
+
+
 def _encode(
     question: str, text: str, sources: Sequence[ReviewedSource], reviewer: str, at: datetime
 ) -> str:
-    record = {
-        "v": FORMAT_VERSION,
-        "question": question,
-        "text": text,
-        "reviewed_by": reviewer,
-        "reviewed_at": at.astimezone(UTC).isoformat(),
-        "sources": [[s.chunk_id, s.chunk_hash, round(s.score, 6), s.rank] for s in sources],
-    }
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    return ReviewedRecord(
+        v=FORMAT_VERSION,
+        question=question,
+        text=text,
+        reviewed_by=reviewer,
+        reviewed_at=at if at.tzinfo else at.replace(tzinfo=UTC),
+        sources=[(s.chunk_id, s.chunk_hash, round(s.score, 6), s.rank) for s in sources],
+    ).model_dump_json()
 
 
-def _decode(raw: str) -> Mapping[str, Any] | None:
+def _decode(raw: str) -> ReviewedRecord | None:
     try:
-        record = json.loads(raw)
-    except ValueError:
+        return ReviewedRecord.model_validate_json(raw)
+    except ValidationError as error:
+        reason = validation_error("reviewed answer", error)
+        logger.warning("ignoring a malformed reviewed answer record: %s", reason)
         return None
-    if not isinstance(record, dict) or record.get("v") != FORMAT_VERSION:
-        return None
-    return record
 
 
 class ReviewedAnswers:
@@ -243,7 +274,7 @@ class ReviewedAnswers:
         self, question: str, *, scope: str, draft: str, reviewer: str, at: datetime
     ) -> bool:
         """Remember that ``draft`` was rejected for this question; ``False`` if not stored."""
-        value = json.dumps({"v": FORMAT_VERSION, "by": reviewer, "at": at.isoformat()})
+        value = RejectionRecord(v=FORMAT_VERSION, by=reviewer, at=at).model_dump_json()
         try:
             await self._store.set(
                 self._rejection_key(question, scope, draft),
@@ -259,22 +290,15 @@ class ReviewedAnswers:
         await self._store.aclose()
 
 
-def _rebuild(question: str, record: Mapping[str, Any], index: ChunkSource) -> Answer | None:
+def _rebuild(question: str, record: ReviewedRecord, index: ChunkSource) -> Answer | None:
     """The stored answer over today's chunks, or ``None`` when a cited source changed."""
-    try:
-        text = str(record["text"])
-        cited = set(cited_numbers(text))
-        hits: list[Hit] = []
-        for n, (chunk_id, chunk_hash, score, rank) in enumerate(record["sources"], start=1):
-            chunk = index.chunk(str(chunk_id))
-            if chunk is None or (n in cited and chunk.hash != chunk_hash):
-                return None
-            hits.append(Hit(chunk, score=float(score), rank=int(rank)))
-        provenance = Provenance(
-            reviewed_by=str(record["reviewed_by"]),
-            reviewed_at=datetime.fromisoformat(str(record["reviewed_at"])),
-        )
-    except (KeyError, TypeError, ValueError):
-        logger.warning("ignoring a malformed reviewed answer record", exc_info=True)
-        return None
-    return Answer(question, text, tuple(hits), provenance=provenance)
+    cited = set(cited_numbers(record.text))
+    hits: list[Hit] = []
+    for n, (chunk_id, chunk_hash, score, rank) in enumerate(record.sources, start=1):
+        chunk = index.chunk(chunk_id)
+        if chunk is None or (n in cited and chunk.hash != chunk_hash):
+            return None
+        hits.append(Hit(chunk, score=score, rank=rank))
+    at = record.reviewed_at.astimezone(UTC)
+    provenance = Provenance(reviewed_by=record.reviewed_by, reviewed_at=at)
+    return Answer(question, record.text, tuple(hits), provenance=provenance)
