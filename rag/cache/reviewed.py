@@ -25,19 +25,17 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from cachetools import TLRUCache
-from pydantic import AwareDatetime, ValidationError, field_serializer, field_validator
+from pydantic import ValidationError
 from redis.asyncio import Redis
 
 from rag.cache.answers import normalize_question
 from rag.cache.breaker import GuardedRedis, RedisUnavailable
-from rag.cache.codec import Record, check_version, validation_error
+from rag.cache.codec import validation_error
+from rag.cache.reviewed_records import FORMAT_VERSION, RejectionRecord, ReviewedRecord
 from rag.chunks import Chunk, content_hash
 from rag.results import Answer, Hit, Provenance
 
 logger = logging.getLogger(__name__)
-
-FORMAT_VERSION = 1
-"""Version of the stored JSON; records of another version are ignored (asked again)."""
 
 DEFAULT_PREFIX = "citebot:reviewed:"
 
@@ -141,38 +139,6 @@ class ReviewedSource:
 
 def sources_of(hits: Sequence[Hit]) -> tuple[ReviewedSource, ...]:
     return tuple(ReviewedSource.of(hit) for hit in hits)
-
-
-class _Reviewed(Record):
-    v: int
-
-    @field_validator("v")
-    @classmethod
-    def _readable(cls, version: int) -> int:
-        return check_version(version, FORMAT_VERSION)
-
-
-class ReviewedRecord(_Reviewed):
-    """A reviewed answer as stored: its sources as ``[chunk_id, chunk_hash, score, rank]``."""
-
-    question: str
-    text: str
-    reviewed_by: str
-    reviewed_at: AwareDatetime
-    sources: list[tuple[str, str, float, int]]
-
-    @field_serializer("reviewed_at")
-    def _iso(self, moment: datetime) -> str:
-        return moment.astimezone(UTC).isoformat()
-
-
-class RejectionRecord(_Reviewed):
-    by: str
-    at: datetime
-
-    @field_serializer("at")
-    def _iso(self, moment: datetime) -> str:
-        return moment.isoformat()
 
 
 def _encode(
