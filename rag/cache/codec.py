@@ -24,8 +24,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     AwareDatetime,
-    BaseModel,
-    ConfigDict,
     Field,
     TypeAdapter,
     ValidationError,
@@ -34,6 +32,7 @@ from pydantic import (
 )
 
 from rag.chunks import Chunk
+from rag.records import Record, check_version, validation_error
 from rag.results import Answer, Hit, Provenance, Refusal, Result, Unverified
 
 VERSION = 1
@@ -41,20 +40,6 @@ VERSION = 1
 
 class CodecError(ValueError):
     """A stored value cannot be read as a result; the message says what is wrong."""
-
-
-def validation_error(where: str, error: ValidationError) -> str:
-    """The first problem of ``error`` as one line: ``value.hits.0.score: Input should be ...``."""
-    first = error.errors()[0]
-    path = ".".join(str(part) for part in (where, *first["loc"]))
-    more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
-    return f"{path}: {first['msg']}{more}"
-
-
-class Record(BaseModel):
-    """Strict, immutable, finite numbers: what every stored record shares."""
-
-    model_config = ConfigDict(strict=True, frozen=True, allow_inf_nan=False)
 
 
 class StoredHit(Record):
@@ -104,13 +89,6 @@ class StoredHit(Record):
             doc_id=self.doc_id,
         )
         return Hit(chunk, score=self.score, lexical=self.lexical, dense=self.dense, rank=self.rank)
-
-
-def check_version(version: int, readable: int) -> int:
-    if version != readable:
-        msg = f"layout version {version} is not readable (this code reads {readable})"
-        raise ValueError(msg)
-    return version
 
 
 class _Stored(Record):

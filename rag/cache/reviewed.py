@@ -30,9 +30,9 @@ from redis.asyncio import Redis
 
 from rag.cache.answers import normalize_question
 from rag.cache.breaker import GuardedRedis, RedisUnavailable
-from rag.cache.codec import validation_error
 from rag.cache.reviewed_records import FORMAT_VERSION, RejectionRecord, ReviewedRecord
 from rag.chunks import Chunk, content_hash
+from rag.records import validation_error
 from rag.results import Answer, Hit, Provenance
 
 logger = logging.getLogger(__name__)

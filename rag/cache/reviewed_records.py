@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from pydantic import AwareDatetime, field_serializer, field_validator
 
-from rag.cache.codec import Record, check_version
+from rag.records import Record, check_version
 
 FORMAT_VERSION = 1
 """Version of the stored JSON; records of another version are ignored (asked again)."""

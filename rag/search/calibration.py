@@ -14,13 +14,16 @@ with, so a calibration never applies to scores on another scale.
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from pydantic import ValidationError, field_validator
+
+from rag.records import Record, check_version, validation_error
 
 logger = logging.getLogger(__name__)
 
@@ -107,11 +110,36 @@ class Calibration:
     index_version: str
 
 
+CALIBRATION_FORMAT = 1
+
+
+class CalibrationFile(Record):
+    """``calibration.json``: a :class:`Calibration` and its format version (files written
+    before the version field existed are version 1)."""
+
+    v: int = CALIBRATION_FORMAT
+    min_score: float
+    gate: str
+    questions: int
+    answerable: int
+    unanswerable: int
+    f1: float
+    false_refusal_rate: float
+    answered_unanswerable_rate: float
+    index_version: str
+
+    @field_validator("v")
+    @classmethod
+    def _readable(cls, version: int) -> int:
+        return check_version(version, CALIBRATION_FORMAT)
+
+
 def save_calibration(index_dir: Path, calibration: Calibration) -> Path:
     path = index_dir / CALIBRATION_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-    partial.write_text(json.dumps(asdict(calibration), indent=2, ensure_ascii=False) + "\n")
+    record = CalibrationFile(v=CALIBRATION_FORMAT, **asdict(calibration))
+    partial.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
     partial.replace(path)
     return path
 
@@ -122,10 +150,15 @@ def load_calibration(index_dir: Path, gate: str) -> Calibration | None:
     if not path.exists():
         return None
     try:
-        calibration = Calibration(**json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError):
-        logger.warning("%s is unreadable; using the default threshold", path)
+        record = CalibrationFile.model_validate_json(path.read_bytes())
+    except OSError as error:
+        logger.warning("%s is unreadable (%s); using the default threshold", path, error)
         return None
+    except ValidationError as error:
+        reason = validation_error(CALIBRATION_FILE, error)
+        logger.warning("%s is unreadable (%s); using the default threshold", path, reason)
+        return None
+    calibration = Calibration(**record.model_dump(exclude={"v"}))
     if calibration.gate != gate:
         logger.warning(
             "%s was measured with %s, the index now uses %s; using the default threshold "
