@@ -32,6 +32,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.audience import Audiences
 from bot.console import banner, chat
+from bot.conversation import Conversations, FollowUpSwitch
 from bot.dedupe import Dedupe
 from bot.feishu.app import add_feishu
 from bot.feishu.retry import ApiRetry
@@ -50,8 +51,10 @@ from bot.slack.server import BOLT, HEALTH_PATH, BoltSlot, add_events_route
 from bot.slack.usergroups import SlackUserGroups
 from rag import (
     GuardedRedis,
+    Pipeline,
     RedisStore,
     ReviewedAnswers,
+    Rewriter,
     ScopesFile,
     SettingsError,
     guarded,
@@ -87,6 +90,14 @@ def redis_client(url: str | None) -> GuardedRedis | None:
 def reviewed_answers(redis: Redis | GuardedRedis | None) -> ReviewedAnswers:
     shared = guarded(redis)
     return ReviewedAnswers(RedisStore(shared)) if shared else ReviewedAnswers.in_memory()
+
+
+def rewriter(settings: BotSettings, pipeline: Answerer) -> Rewriter:
+    """Follow-ups rewritten by the configured chat model; by rules alone when there is none
+    (the offline answerer is no rewriter)."""
+    if settings.rag.llm_configured and isinstance(pipeline, Pipeline):
+        return Rewriter(pipeline.generator)
+    return Rewriter()
 
 
 def review_desk(
@@ -149,6 +160,9 @@ def slack_app(
         register_extra=(lambda bolt: review.register(bolt, desk)) if desk else None,
         log_questions=settings.rag.log_questions,
         audiences=audiences,
+        conversations=Conversations(redis),
+        rewriter=rewriter(settings, pipeline),
+        follow_ups=FollowUpSwitch(settings.follow_ups, scopes.follow_ups if scopes else {}),
     )
 
 

@@ -1,8 +1,11 @@
 """Answer one question for an asker, on any platform: the path after the platform's listener.
 
     cut the question to MAX_QUESTION_CHARS (the asker is told)
+      -> in a conversation the bot answered before: small talk ends here (no reply)
       -> thread.working()                      (the asker sees progress within a second)
-      -> pipeline.answer(question)
+      -> the standalone question (rag.Rewriter: rules, or the chat model when configured)
+         from the conversation's earlier questions; remembered as its latest turn
+      -> pipeline.answer(standalone question)
       -> Answer | Refusal (with "Ask a human" when a review desk runs)
          | Unverified (draft to the review desk; the asker gets the honest note)
       -> thread.reply(...)
@@ -21,6 +24,7 @@ import time
 from dataclasses import replace
 
 from bot import texts
+from bot.conversation import Conversation, Conversations
 from bot.ports import Answerer, AskerThread, Origin, Reply, ReviewHooks, Unreachable
 from bot.questionlog import QuestionLog
 from rag import (
@@ -29,7 +33,9 @@ from rag import (
     GenerationError,
     Language,
     Refusal,
+    Rewriter,
     detect_language,
+    is_small_talk,
     model_failure_text,
     refusal_text,
 )
@@ -69,6 +75,8 @@ class Answering:
         answerer: Answerer,
         *,
         review: ReviewHooks | None = None,
+        conversations: Conversations | None = None,
+        rewriter: Rewriter | None = None,
         log_questions: bool = False,
         max_question_chars: int = MAX_QUESTION_CHARS,
         max_concurrent: int = MAX_CONCURRENT_ANSWERS,
@@ -82,16 +90,24 @@ class Answering:
             raise ValueError(msg)
         self.answerer = answerer
         self.review = review
+        self.conversations = conversations
+        self.rewriter = rewriter or Rewriter()
         self.log_questions = log_questions
         self.max_question_chars = max_question_chars
         self._slots = asyncio.Semaphore(max_concurrent)
         self._placeholders = asyncio.Semaphore(max_placeholder_posts)
 
-    async def answer(self, event_id: str, origin: Origin, thread: AskerThread) -> None:
-        """Answer ``origin.question`` (already free of platform markup) in ``thread``."""
+    async def answer(
+        self,
+        event_id: str,
+        origin: Origin,
+        thread: AskerThread,
+        conversation: Conversation | None = None,
+    ) -> None:
+        """Answer ``origin.question`` (already free of platform markup) in ``thread``; in
+        ``conversation`` it is read as a follow-up of the earlier questions there."""
         started = time.perf_counter()
         question, was_cut = cut(origin.question, self.max_question_chars)
-        origin = replace(origin, question=question)
         log = QuestionLog(event_id, origin.channel_type, question, self.log_questions, was_cut)
         language = detect_language(question)
         notice = texts.QUESTION_CUT[language].format(limit=self.max_question_chars)
@@ -101,11 +117,16 @@ class Answering:
                 log.verdict = "help"
                 log.messages = await thread.reply(Reply(language, text=texts.HELP))
                 return
+            history = await self._history(conversation)
+            if history and is_small_talk(question):
+                log.verdict = "small_talk"  # "thanks" closes an exchange: nothing to answer
+                return
             log.stage = "placeholder"
             async with self._placeholders:
                 await thread.working(language)
             working = True
             log.timings_ms["placeholder"] = _ms(started)
+            origin = await self._standalone(origin, question, history, conversation, log)
             queued = time.perf_counter()
             async with self._slots:
                 log.timings_ms["queued"] = _ms(queued)
@@ -128,6 +149,35 @@ class Answering:
         finally:
             log.timings_ms["total"] = _ms(started)
             log.emit()
+
+    async def _history(self, conversation: Conversation | None) -> tuple[str, ...]:
+        if conversation is None or self.conversations is None:
+            return ()
+        return await self.conversations.turns(conversation)
+
+    async def _standalone(
+        self,
+        origin: Origin,
+        question: str,
+        history: tuple[str, ...],
+        conversation: Conversation | None,
+        log: QuestionLog,
+    ) -> Origin:
+        """``origin`` with the question that goes to retrieval, the cache key and review."""
+        log.stage = "rewrite"
+        step = time.perf_counter()
+        standalone = await self.rewriter.standalone(question, history) if history else question
+        log.timings_ms["rewrite"] = _ms(step)
+        log.fields["follow_up"] = bool(history)
+        log.fields["rewritten"] = standalone != question
+        if conversation is not None and self.conversations is not None:
+            await self.conversations.add(conversation, standalone)
+        return replace(
+            origin,
+            question=standalone,
+            asked=question if standalone != question else "",
+            conversation=history,
+        )
 
     async def _reply(self, origin: Origin, language: Language, log: QuestionLog) -> Reply:
         step = time.perf_counter()

@@ -74,10 +74,15 @@ class Origin:
     channel_type: str
     """``im`` for a DM, ``channel`` for a mention (Slack's own ``channel_type`` when given)."""
     question: str
+    """The question as answered: standalone (a follow-up rewritten from its conversation)."""
     scope: str
     """Key of the documents the answer's audience may see (:mod:`bot.audience`): it selects
     what is searched and keys the cache, reviewed answers and review tickets. Required, with no
     default, so a new way in (a follow-up, a platform) cannot forget the audience rule."""
+    asked: str = ""
+    """The message as the person wrote it, when that differs from ``question``."""
+    conversation: tuple[str, ...] = ()
+    """The earlier standalone questions that led to this one (shown on a review card)."""
 
 
 class Unreachable(Exception):

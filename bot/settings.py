@@ -2,8 +2,10 @@
 
 Which mode runs follows from what is set: no ``SLACK_BOT_TOKEN`` -> the local console chat;
 a token and ``SLACK_APP_TOKEN`` -> Socket Mode; a token alone -> HTTP mode on ``PORT`` (needs
-``SLACK_SIGNING_SECRET``). Read by pydantic-settings like the core's (rag's ``EdgeSettings``):
-tokens are ``SecretStr``, and every error says what is wrong and what to set.
+``SLACK_SIGNING_SECRET``). ``FOLLOW_UPS=on|off`` (default on): whether a thread message without
+a mention, where the bot answered, is a follow-up it answers. Read by pydantic-settings like
+the core's (rag's ``EdgeSettings``): tokens are ``SecretStr``, and every error says what is
+wrong and what to set.
 """
 
 from __future__ import annotations
@@ -44,6 +46,16 @@ def _api_url(raw: Any) -> str:
     return text if text.endswith("/") else text + "/"
 
 
+def _on_off(raw: Any) -> bool:
+    text = str(raw).strip().lower()
+    if text in {"on", "true", "1", "yes"}:
+        return True
+    if text in {"off", "false", "0", "no"}:
+        return False
+    msg = f"FOLLOW_UPS={raw!r} is neither on nor off; set FOLLOW_UPS=on (default) or off"
+    raise SettingsError(msg)
+
+
 def _reviewers(raw: Any) -> tuple[str, ...]:
     parts = raw.split(",") if isinstance(raw, str) else list(raw)
     ids = tuple(dict.fromkeys(part.strip() for part in parts if part.strip()))
@@ -68,6 +80,7 @@ class BotSettings(EdgeSettings):
     port: Annotated[int, BeforeValidator(_port)] = DEFAULT_PORT
     review_channel: str | None = None
     reviewers: Annotated[tuple[str, ...], NoDecode, BeforeValidator(_reviewers)] = ()
+    follow_ups: Annotated[bool, BeforeValidator(_on_off)] = True
     slack_client_id: SecretStr | None = Field(None, exclude=True, repr=False)
     slack_client_secret: SecretStr | None = Field(None, exclude=True, repr=False)
     """Read only to refuse them: they would switch Bolt to multi-workspace OAuth."""

@@ -11,6 +11,13 @@ from rag import Language
 
 WORKING: dict[Language, str] = {"zh": "正在查资料…", "en": "Looking it up…"}
 
+STATUS: dict[Language, tuple[str, ...]] = {
+    "zh": ("正在查找资料…", "正在核对出处…"),
+    "en": ("Looking through the documents…", "Checking the sources…"),
+}
+"""The thread's status while an answer is prepared (Slack ``assistant.threads.setStatus``):
+the first is the status, all of them rotate while retrieving, generating and checking."""
+
 HELP = (
     "我只根据公司文档回答，并给出处。直接问我，例如：「退费怎么算？」\n"
     "I answer only from our documents and cite them. Just ask, e.g. “How are refunds calculated?”"

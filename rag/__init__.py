@@ -50,6 +50,12 @@ if TYPE_CHECKING:
     from rag.chunks import (
         Chunk as Chunk,
     )
+    from rag.followup.rewrite import (
+        Rewriter as Rewriter,
+    )
+    from rag.followup.smalltalk import (
+        is_small_talk as is_small_talk,
+    )
     from rag.generate.llm import (
         GenerationError as GenerationError,
     )
@@ -146,6 +152,8 @@ _HOME = {
     "ReviewedSource": "rag.cache.reviewed",
     "question_digest": "rag.cache.reviewed",
     "Chunk": "rag.chunks",
+    "Rewriter": "rag.followup.rewrite",
+    "is_small_talk": "rag.followup.smalltalk",
     "GenerationError": "rag.generate.llm",
     "Language": "rag.language",
     "detect_language": "rag.language",

@@ -16,10 +16,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answering import Answering
 from bot.audience import Audiences
+from bot.conversation import Conversations, FollowUpSwitch
 from bot.dedupe import Dedupe
 from bot.ports import Answerer, ReviewHooks
 from bot.slack.errors import apologise
 from bot.slack.listeners import questions, sources
+from rag import Rewriter
 
 
 def build_app(
@@ -32,10 +34,15 @@ def build_app(
     register_extra: Callable[[AsyncApp], None] | None = None,
     log_questions: bool = False,
     audiences: Audiences | None = None,
+    conversations: Conversations | None = None,
+    rewriter: Rewriter | None = None,
+    follow_ups: FollowUpSwitch | None = None,
 ) -> AsyncApp:
     """``signing_secret=None`` only for Socket Mode, where Slack does not sign requests.
 
-    ``audiences``: who may see which documents where (SCOPES_FILE); ``None``: everyone, all."""
+    ``audiences``: who may see which documents where (SCOPES_FILE); ``None``: everyone, all.
+    ``conversations``: what was asked earlier where (``None``: every question stands alone,
+    no thread follow-ups); ``rewriter`` makes a follow-up standalone (rules by default)."""
     app = AsyncApp(
         client=client,
         signing_secret=signing_secret or "",
@@ -43,8 +50,16 @@ def build_app(
         process_before_response=False,
         name="citebot",
     )
-    answering = Answering(answerer, review=review, log_questions=log_questions)
-    questions.register(app, answering=answering, dedupe=dedupe, audiences=audiences)
+    answering = Answering(
+        answerer,
+        review=review,
+        conversations=conversations,
+        rewriter=rewriter,
+        log_questions=log_questions,
+    )
+    questions.register(
+        app, answering=answering, dedupe=dedupe, audiences=audiences, follow_ups=follow_ups
+    )
     sources.register(app, index=answerer.index, audiences=audiences)
     if register_extra is not None:
         register_extra(app)

@@ -1,8 +1,11 @@
-"""The asker's thread in Slack (:class:`bot.ports.AskerThread`): placeholder, then the reply.
+"""The asker's thread in Slack (:class:`bot.ports.AskerThread`): progress, then the reply.
 
-    working()  -> chat.postMessage "Looking it up…" in the thread
+    working()  -> in a thread: assistant.threads.setStatus "正在查找资料…" (rotating with
+                  "正在核对出处…"); where Slack refuses it (old workspace, missing
+                  assistant:write, rate limit, a top-level DM) chat.postMessage "Looking it up…"
     reply()    -> Reply rendered to Block Kit (bot/slack/reply.py); chat.update of the
-                  placeholder with the first message, chat.postMessage for any continuation
+                  placeholder with the first message (or a new post when there is none),
+                  chat.postMessage for any continuation; then the status is cleared
     failed()   -> the one human sentence in the placeholder's place (best effort)
 A Slack API error becomes :class:`bot.ports.Unreachable` (``slack:<error>``), logged by the
 answering core. A placeholder Slack will not edit is replaced by a new post (and removed).
@@ -28,6 +31,20 @@ from rag import Answer, Language, model_failure_text
 logger = logging.getLogger(__name__)
 
 
+def _without_retries(client: AsyncWebClient) -> AsyncWebClient:
+    """``client`` for a call whose failure has a fallback: a 429 on a status must not park the
+    answer behind Retry-After (the shared client waits it out), the placeholder is shown."""
+    if not isinstance(client, AsyncWebClient):  # a test's stand-in
+        return client  # type: ignore[unreachable]
+    return AsyncWebClient(
+        token=client.token,
+        base_url=client.base_url,
+        session=client.session,
+        timeout=client.timeout,
+        retry_handlers=[],
+    )
+
+
 def render(reply: Reply) -> list[SlackMessage]:
     """A neutral reply as Slack messages; the notice (if any) heads the first one."""
     if isinstance(reply.result, Answer):
@@ -50,26 +67,69 @@ class SlackThread:
         self.client = client
         self.asked = asked
         self.placeholder = ""
+        self.status = False
+        """Whether the thread shows our status (cleared once the reply is there)."""
 
     async def working(self, language: Language) -> None:
+        if await self._set_status(texts.STATUS[language]):
+            self.status = True
+            return
         self.placeholder = await self._post(plain_message(texts.WORKING[language]))
 
     async def reply(self, reply: Reply) -> int:
         messages = render(reply)
-        await self._deliver(messages)
+        try:
+            await self._deliver(messages)
+        finally:
+            await self._clear_status()
         return len(messages)
 
     async def failed(self, language: Language) -> None:
         failure = plain_message(model_failure_text(language))
         try:
-            await self.client.chat_update(
-                channel=self.asked.channel,
-                ts=self.placeholder,
-                text=failure.text,
-                blocks=failure.blocks,
-            )
-        except SEND_ERRORS:
+            if self.placeholder:
+                await self.client.chat_update(
+                    channel=self.asked.channel,
+                    ts=self.placeholder,
+                    text=failure.text,
+                    blocks=failure.blocks,
+                )
+            else:
+                await self._post(failure)
+        except (*SEND_ERRORS, Unreachable):
             logger.exception("could not tell %s that answering failed", self.asked.channel)
+        await self._clear_status()
+
+    async def _set_status(self, statuses: tuple[str, ...]) -> bool:
+        """Show ``statuses`` in the thread; ``False`` when Slack won't (then a placeholder)."""
+        thread = self.asked.reply_thread
+        if thread is None:  # a top-level DM has no thread to show a status in
+            return False
+        try:
+            await _without_retries(self.client).assistant_threads_setStatus(
+                channel_id=self.asked.channel,
+                thread_ts=thread,
+                status=statuses[0],
+                loading_messages=list(statuses),
+            )
+        except SEND_ERRORS as error:
+            code = error.response.get("error") if isinstance(error, SlackApiError) else error
+            logger.info("assistant.threads.setStatus refused (%s); placeholder instead", code)
+            return False
+        return True
+
+    async def _clear_status(self) -> None:
+        """Best effort: Slack clears it on our reply too; an empty status says so at once."""
+        if not self.status or self.asked.reply_thread is None:
+            return
+        self.status = False
+        try:
+            await _without_retries(self.client).assistant_threads_setStatus(
+                channel_id=self.asked.channel, thread_ts=self.asked.reply_thread, status=""
+            )
+        except SEND_ERRORS as error:
+            code = error.response.get("error") if isinstance(error, SlackApiError) else error
+            logger.info("could not clear the status in %s (%s)", self.asked.channel, code)
 
     async def _post(self, message: SlackMessage) -> str:
         extra: dict[str, Any] = {}

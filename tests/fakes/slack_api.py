@@ -30,6 +30,7 @@ from urllib.parse import parse_qsl
 
 from aiohttp import web
 
+from tests.fakes import slack_assistant
 from tests.fakes.slack_blocks import MAX_POST_TEXT, MAX_UPDATE_TEXT, block_problems, view_problems
 from tests.fakes.slack_socket import SocketModeLink
 
@@ -80,6 +81,7 @@ class _Fault:
     times: int
     error: str | None = None
     retry_after: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -97,6 +99,10 @@ class FakeSlackApi:
     users: dict[str, Args] = field(default_factory=dict)
     channels: dict[str, Args] = field(default_factory=dict)
     usergroups: dict[str, list[str]] = field(default_factory=dict)
+    statuses: list[Args] = field(default_factory=list)
+    """Accepted ``assistant.threads.setStatus`` calls (an empty status clears)."""
+    suggested: list[Args] = field(default_factory=list)
+    """Accepted ``assistant.threads.setSuggestedPrompts`` calls."""
 
     def __post_init__(self) -> None:
         self.socket_mode = SocketModeLink()
@@ -123,6 +129,10 @@ class FakeSlackApi:
             "conversations.info": self._conversation_info,
             "users.info": self._user_info,
             "usergroups.users.list": self._usergroup_members,
+            "assistant.threads.setStatus": lambda a: slack_assistant.set_status(a, self.statuses),
+            "assistant.threads.setSuggestedPrompts": lambda a: (
+                slack_assistant.set_suggested_prompts(a, self.suggested)
+            ),
         }
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -173,6 +183,18 @@ class FakeSlackApi:
     def fail(self, method: str, error: str, *, times: int = 1) -> None:
         """The next ``times`` calls of ``method`` get ``{"ok": false, "error": error}``."""
         self._faults.setdefault(method, []).append(_Fault(times, error=error))
+
+    def refuse_scope(self, method: str, needed: str, *, times: int = 1) -> None:
+        """The next ``times`` calls of ``method`` get ``missing_scope`` (as a workspace where
+        the app lacks ``needed``)."""
+        self._faults.setdefault(method, []).append(
+            _Fault(times, error="missing_scope", extra={"needed": needed, "provided": "chat:write"})
+        )
+
+    def without_status(self) -> None:
+        """A workspace that refuses every thread status (``missing_scope``): replies go through
+        the "Looking it up…" placeholder, as they did before statuses."""
+        self.refuse_scope("assistant.threads.setStatus", "chat:write", times=1_000_000)
 
     def new_trigger_id(self) -> str:
         """A trigger id as a click would carry: single use, expires after the TTL."""
@@ -262,7 +284,7 @@ class FakeSlackApi:
                 faults.pop(0)
             if fault.retry_after is not None:
                 return {"ok": False, "error": "ratelimited", "retry_after": fault.retry_after}
-            return {"ok": False, "error": fault.error}
+            return {"ok": False, "error": fault.error, **fault.extra}
         return handler(args)
 
     # -- methods ---------------------------------------------------------------------------

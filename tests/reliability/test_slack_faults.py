@@ -60,6 +60,7 @@ async def test_a_channel_the_bot_cannot_post_in_is_logged_and_the_next_question_
 async def test_a_refused_update_posts_the_answer_as_a_new_message(
     slack_api: FakeSlackApi, docs_index: Index, caplog: pytest.LogCaptureFixture, error: str
 ) -> None:
+    slack_api.without_status()  # the placeholder path, as without thread statuses
     slack_api.fail("chat.update", error)
     async with serve(slack_api, index=docs_index) as bot:
         with caplog.at_level(logging.WARNING):
@@ -71,6 +72,7 @@ async def test_a_refused_update_posts_the_answer_as_a_new_message(
 async def test_a_429_storm_on_chat_update_beyond_the_retries_still_delivers_the_answer(
     slack_api: FakeSlackApi, docs_index: Index, caplog: pytest.LogCaptureFixture
 ) -> None:
+    slack_api.without_status()  # the placeholder path, as without thread statuses
     slack_api.rate_limit("chat.update", times=RATE_LIMIT_RETRIES + 1, retry_after="0")
     async with serve(slack_api, index=docs_index) as bot:
         with caplog.at_level(logging.WARNING):

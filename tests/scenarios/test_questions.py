@@ -48,6 +48,7 @@ async def _final(bot: RunningBot, slack: FakeSlackApi) -> list[Message]:
 async def test_mention_gets_one_threaded_reply_with_citation_buttons(
     slack_api: FakeSlackApi, docs_index: Index
 ) -> None:
+    slack_api.without_status()  # the placeholder path, as without thread statuses
     event = mention(IN_KB)
     async with start_bot(slack_api, index=docs_index) as bot:
         response = await bot.send(envelope(event))
@@ -158,6 +159,7 @@ async def test_answer_longer_than_3000_characters_is_split_and_nothing_is_lost(
 async def test_reply_arrives_although_slack_answers_429(
     slack_api: FakeSlackApi, docs_index: Index
 ) -> None:
+    slack_api.without_status()  # the placeholder path, as without thread statuses
     slack_api.rate_limit("chat.postMessage", times=2, retry_after="1")
     slack_api.rate_limit("chat.update", times=1, retry_after="1")
     async with start_bot(slack_api, index=docs_index) as bot:

@@ -4,10 +4,14 @@ Bolt acknowledges events before these run (``process_before_response=False``), s
 its 200 at once, retries included. A retry or twin event (same ``event_id``, or same channel
 and ``ts``) finds its keys claimed and stops here: it is acknowledged, not answered again.
 The question, free of Slack's markup, goes to the platform-neutral :mod:`bot.answering` with
-the asker's thread in Slack (:class:`bot.slack.thread.SlackThread`) and the audience's scope
-(:mod:`bot.audience`: the channel's in a channel, the asker's in a DM). Where SCOPES_FILE
+the asker's thread in Slack (:class:`bot.slack.thread.SlackThread`), the audience's scope
+(:mod:`bot.audience`: the channel's in a channel, the asker's in a DM) and its conversation (the
+thread, or a DM's recent top level), so a follow-up is read in context. Where SCOPES_FILE
 enables no scope, nothing is searched: the asker alone gets one short note (an ephemeral
-message in a channel) saying so, and where they can ask instead.
+message in a channel) saying so, and where they can ask instead. A thread message without a
+mention is taken only as a follow-up: where the bot has answered in that thread and follow-ups
+are on for the channel (FOLLOW_UPS, ``[follow_ups]``); anything else is left to the people in
+the thread.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot import texts
 from bot.answering import Answering
 from bot.audience import Audiences
+from bot.conversation import Conversations, FollowUpSwitch
 from bot.dedupe import Dedupe, event_key, message_key
 from bot.ports import Origin
 from bot.slack.errors import SEND_ERRORS
@@ -48,7 +53,17 @@ def origin(asked: Incoming, scope: str) -> Origin:
 async def answer_in_slack(
     answering: Answering, client: AsyncWebClient, asked: Incoming, scope: str
 ) -> None:
-    await answering.answer(asked.event_id, origin(asked, scope), SlackThread(client, asked))
+    thread = SlackThread(client, asked)
+    await answering.answer(asked.event_id, origin(asked, scope), thread, asked.conversation)
+
+
+async def continues(
+    asked: Incoming, conversations: Conversations | None, switch: FollowUpSwitch
+) -> bool:
+    """Whether a thread message without a mention is a follow-up the bot should answer."""
+    if conversations is None or not switch.on(asked.channel):
+        return False
+    return await conversations.answered(asked.conversation)
 
 
 async def not_enabled(client: AsyncWebClient, asked: Incoming, audiences: Audiences) -> None:
@@ -80,9 +95,15 @@ async def not_enabled(client: AsyncWebClient, asked: Incoming, audiences: Audien
 
 
 def register(
-    app: AsyncApp, *, answering: Answering, dedupe: Dedupe, audiences: Audiences | None = None
+    app: AsyncApp,
+    *,
+    answering: Answering,
+    dedupe: Dedupe,
+    audiences: Audiences | None = None,
+    follow_ups: FollowUpSwitch | None = None,
 ) -> None:
     audiences = audiences or Audiences(None)
+    switch = follow_ups or FollowUpSwitch()
 
     async def on_event(
         body: dict[str, Any],
@@ -92,6 +113,8 @@ def register(
     ) -> None:
         asked = incoming(body, event, bot_user_id=context.bot_user_id)
         if asked is None:
+            return
+        if asked.follow_up and not await continues(asked, answering.conversations, switch):
             return
         keys = (event_key(asked.event_id), message_key(asked.channel, asked.ts))
         if not await dedupe.claim(*keys):

@@ -67,3 +67,32 @@ def test_channel_message_mentioning_the_bot_is_a_question() -> None:
     )
     assert asked is not None
     assert asked.reply_thread == "2.0"
+
+
+def test_a_thread_message_without_a_mention_is_a_candidate_follow_up() -> None:
+    asked = incoming(
+        {}, _event(channel="C1", channel_type="channel", thread_ts="1.0"), bot_user_id=BOT
+    )
+    assert asked is not None
+    assert (asked.follow_up, asked.reply_thread, asked.conversation.key) == (True, "1.0", "C1:1.0")
+
+
+@pytest.mark.parametrize(
+    "text", ["<@U0BOB> 那商务级呢？", "<@W0BOB|bob> what about it?", "<!here> anyone?"]
+)
+def test_a_thread_message_addressed_to_people_is_not_a_follow_up(text: str) -> None:
+    event = _event(channel="C1", channel_type="channel", thread_ts="1.0", text=text)
+    assert incoming({}, event, bot_user_id=BOT) is None
+
+
+def test_a_thread_message_mentioning_the_bot_is_a_question_not_a_follow_up() -> None:
+    event = _event(channel="C1", channel_type="channel", thread_ts="1.0", text=f"<@{BOT}> q")
+    asked = incoming({}, event, bot_user_id=BOT)
+    assert asked is not None
+    assert not asked.follow_up
+
+
+def test_a_top_level_dm_belongs_to_the_dm_s_recent_conversation() -> None:
+    asked = incoming({}, _event(), bot_user_id=BOT)
+    assert asked is not None
+    assert asked.conversation.key == "D1:top"

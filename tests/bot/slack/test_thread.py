@@ -10,6 +10,7 @@ import logging
 from typing import Any
 
 import pytest
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answering import Answering
@@ -93,6 +94,7 @@ def _client(slack: FakeSlackApi) -> AsyncWebClient:
 async def test_answer_replaces_the_placeholder_and_the_question_is_cleaned(
     slack_api: FakeSlackApi,
 ) -> None:
+    slack_api.without_status()  # the placeholder path, as without thread statuses
     answerer = _Answerer(Answer("退费怎么算？", "退费按剩余课时计算[1]。", (HIT,)))
     await respond(answerer, _client(slack_api))
     [reply] = slack_api.messages
@@ -152,6 +154,7 @@ async def test_any_pipeline_failure_ends_in_one_human_sentence(
 async def test_a_deleted_placeholder_still_gets_the_answer_posted(
     slack_api: FakeSlackApi,
 ) -> None:
+    slack_api.without_status()  # the placeholder path, as without thread statuses
     slack_api.fail("chat.update", "message_not_found")
     answerer = _Answerer(Answer("q", "退费按剩余课时计算[1]。", (HIT,)))
     await respond(answerer, _client(slack_api))
@@ -170,6 +173,7 @@ async def test_a_placeholder_slack_would_not_edit_is_replaced_by_the_answer(
 async def test_slack_refusing_the_placeholder_is_logged_and_survived(
     slack_api: FakeSlackApi, caplog: pytest.LogCaptureFixture
 ) -> None:
+    slack_api.without_status()  # the placeholder path, as without thread statuses
     slack_api.fail("chat.postMessage", "not_in_channel")
     answerer = _Answerer(Answer("q", "a[1]", (HIT,)))
     with caplog.at_level(logging.INFO):
@@ -221,6 +225,10 @@ class _GatedSlack:
     async def chat_update(self, **kwargs: Any) -> dict[str, Any]:
         self.updates += 1
         return {"ts": kwargs["ts"]}
+
+    async def assistant_threads_setStatus(self, **kwargs: Any) -> dict[str, Any]:
+        """A workspace without thread statuses: the placeholder path."""
+        raise SlackApiError("refused", {"ok": False, "error": "missing_scope"})
 
 
 async def test_a_burst_posts_a_bounded_number_of_placeholders_at_once() -> None:
