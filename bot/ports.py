@@ -147,6 +147,10 @@ class NewCard:
     draft: str = ""
     problems: tuple[str, ...] = ()
     sources: tuple[tuple[str, float, str | None], ...] = ()
+    conversation: tuple[str, ...] = ()
+    """A follow-up's earlier standalone questions, oldest first (the card shows them)."""
+    asked: str = ""
+    """A follow-up as the person wrote it, when it was rewritten into ``question``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -103,6 +103,8 @@ class ReviewDesk:
             draft=result.draft,
             problems=tuple(result.problems),
             sources=_labelled(result.hits),
+            conversation=origin.conversation,
+            asked=origin.asked,
         )
         await self._post(new)
 

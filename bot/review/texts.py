@@ -182,6 +182,19 @@ EN = Texts(
 TEXTS: dict[Language, Texts] = {"zh": ZH, "en": EN}
 
 
+CONVERSATION: dict[Language, str] = {
+    "zh": "对话中此前的问题：{turns}　·　原话：{asked}",
+    "en": "Earlier in the conversation: {turns} · as written: {asked}",
+}
+"""Under a follow-up's question on a review card: what it was read after, and how it was put."""
+
+
+def conversation_line(question: str, turns: tuple[str, ...], asked: str) -> str:
+    """The conversation that led to ``question`` (its earlier standalone questions)."""
+    language = detect_language(question)
+    return CONVERSATION[language].format(turns=" → ".join(turns), asked=asked or question)
+
+
 def texts_for(sample: str) -> Texts:
     """The texts in the language of ``sample`` (the question on the card)."""
     return TEXTS[detect_language(sample)]

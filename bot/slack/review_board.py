@@ -17,6 +17,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.ports import Card, NewCard, PostedCard
 from bot.review.state import Decision, Ticket
+from bot.review.texts import conversation_line
 from bot.slack.reply import SlackMessage
 from bot.slack.review_cards import (
     MAX_DRAFT_BLOCKS,
@@ -29,6 +30,17 @@ from bot.slack.review_replies import colleague_answer, dismissal, rejection, rev
 from rag import Hit
 
 logger = logging.getLogger(__name__)
+
+
+MAX_CONTEXT = 2000
+QUESTION_AT = 4
+"""A review card's blocks: header, who/where, the question's label, the question — then this."""
+
+
+def conversation_block(new: NewCard) -> dict[str, Any]:
+    """What a follow-up was read after, as plain text (people's words are never mrkdwn)."""
+    line = conversation_line(new.question, new.conversation, new.asked)
+    return {"type": "context", "elements": [{"type": "plain_text", "text": line[:MAX_CONTEXT]}]}
 
 
 class SlackReviewBoard:
@@ -53,6 +65,8 @@ class SlackReviewBoard:
                 sources=new.sources,
                 permalink=permalink,
             )
+            if new.conversation:
+                blocks.insert(QUESTION_AT, conversation_block(new))
         else:
             text, blocks = gap_card(
                 ticket, question=new.question, sources=new.sources, permalink=permalink

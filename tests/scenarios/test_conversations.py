@@ -7,19 +7,24 @@ levels; read after ``流利级的课程费是多少？`` it is ``商务级的课
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from bot.texts import STATUS, WORKING
+from rag.search.index import Index
+from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.slack_api import BOT_ID, BOT_USER_ID, FakeSlackApi
 from tests.scenarios.harness import (
     ALICE,
     CHANNEL,
     DM,
+    REVIEW_CHANNEL,
     RunningBot,
     bot_env,
     compose,
     direct,
     envelope,
+    hashing_pipeline,
     mention,
     new_ts,
 )
@@ -186,3 +191,20 @@ async def test_a_refused_status_falls_back_to_the_placeholder(
         429,
     ]
     assert not slack_api.statuses
+
+
+async def test_a_follow_up_s_review_card_shows_the_conversation_that_led_to_it(
+    slack_api: FakeSlackApi, docs_index: Index
+) -> None:
+    first = mention(FIRST)
+    model = ScriptedChatModel(
+        replies=["流利级的课程费为 9999 元[1]。", "商务级的课程费为 8888 元[1]。"]
+    )
+    pipeline = hashing_pipeline(docs_index, model=model, min_score=-1.0)
+    async with compose(bot_env(slack_api), pipeline=pipeline, with_review=True) as served:
+        bot = RunningBot(served.url, served.http, served.handled)
+        await _asked(bot, first, in_thread(FOLLOW_UP, first["ts"]))
+    _, card = slack_api.in_channel(REVIEW_CHANNEL)
+    shown = json.dumps(card.blocks, ensure_ascii=False)
+    assert "商务级的课程费是多少？" in shown  # the standalone question is what was reviewed
+    assert f"对话中此前的问题：{FIRST}　·　原话：{FOLLOW_UP}" in shown
