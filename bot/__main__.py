@@ -34,6 +34,7 @@ from bot.audience import Audiences
 from bot.console import banner, chat
 from bot.conversation import Conversations, FollowUpSwitch
 from bot.dedupe import Dedupe
+from bot.feedback import Votes
 from bot.feishu.app import add_feishu
 from bot.feishu.retry import ApiRetry
 from bot.feishu.settings import FeishuSettings
@@ -163,6 +164,7 @@ def slack_app(
         conversations=Conversations(redis),
         rewriter=rewriter(settings, pipeline),
         follow_ups=FollowUpSwitch(settings.follow_ups, scopes.follow_ups if scopes else {}),
+        votes=Votes(redis, log_questions=settings.rag.log_questions),
     )
 
 

@@ -18,6 +18,15 @@ STATUS: dict[Language, tuple[str, ...]] = {
 """The thread's status while an answer is prepared (Slack ``assistant.threads.setStatus``):
 the first is the status, all of them rotate while retrieving, generating and checking."""
 
+FEEDBACK_THANKS: dict[str, dict[Language, str]] = {
+    "up": {"zh": "谢谢反馈！", "en": "Thanks for the feedback!"},
+    "down": {
+        "zh": "谢谢反馈，我们会核对这个回答。",
+        "en": "Thanks — we'll look into this answer.",
+    },
+}
+"""Shown only to the person who clicked 👍 / 👎 under an answer."""
+
 HELP = (
     "我只根据公司文档回答，并给出处。直接问我，例如：「退费怎么算？」\n"
     "I answer only from our documents and cite them. Just ask, e.g. “How are refunds calculated?”"

@@ -18,9 +18,10 @@ from bot.answering import Answering
 from bot.audience import Audiences
 from bot.conversation import Conversations, FollowUpSwitch
 from bot.dedupe import Dedupe
+from bot.feedback import Votes
 from bot.ports import Answerer, ReviewHooks
 from bot.slack.errors import apologise
-from bot.slack.listeners import questions, sources
+from bot.slack.listeners import feedback, questions, sources
 from rag import Rewriter
 
 
@@ -37,12 +38,14 @@ def build_app(
     conversations: Conversations | None = None,
     rewriter: Rewriter | None = None,
     follow_ups: FollowUpSwitch | None = None,
+    votes: Votes | None = None,
 ) -> AsyncApp:
     """``signing_secret=None`` only for Socket Mode, where Slack does not sign requests.
 
     ``audiences``: who may see which documents where (SCOPES_FILE); ``None``: everyone, all.
     ``conversations``: what was asked earlier where (``None``: every question stands alone,
-    no thread follow-ups); ``rewriter`` makes a follow-up standalone (rules by default)."""
+    no thread follow-ups); ``rewriter`` makes a follow-up standalone (rules by default);
+    ``votes`` keeps the 👍 / 👎 under answers (in this process when not given)."""
     app = AsyncApp(
         client=client,
         signing_secret=signing_secret or "",
@@ -61,6 +64,9 @@ def build_app(
         app, answering=answering, dedupe=dedupe, audiences=audiences, follow_ups=follow_ups
     )
     sources.register(app, index=answerer.index, audiences=audiences)
+    feedback.register(
+        app, votes=votes or Votes(None, log_questions=log_questions), index=answerer.index
+    )
     if register_extra is not None:
         register_extra(app)
 

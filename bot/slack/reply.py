@@ -16,6 +16,7 @@ from typing import Any
 
 from bot import texts
 from bot.slack import source_ref
+from bot.slack.feedback_buttons import feedback_block
 from bot.slack.limits import ACTIONS_ELEMENTS, BUTTON_TEXT, MESSAGE_TEXT, SECTION_TEXT, slack_date
 from bot.slack.mrkdwn import escape, split_text, to_mrkdwn
 from rag import Answer, Hit, Language, Provenance, Refusal
@@ -116,6 +117,7 @@ def render_answer(result: Answer, language: Language) -> list[SlackMessage]:
     line = provenance_line(result.provenance, language)
     if line:
         tail.append(context(line))
+    tail.append(feedback_block(result))
     return _messages(to_mrkdwn(result.text), tail)
 
 

@@ -62,6 +62,37 @@ def _element_problems(where: str, element: Any, action_ids: set[str]) -> list[st
     return problems
 
 
+MAX_CONTEXT_ACTIONS = 5
+FEEDBACK_BUTTON_TEXT = 75
+
+
+def _context_actions_problems(where: str, block: dict[str, Any], action_ids: set[str]) -> list[str]:
+    """docs.slack.dev/reference/block-kit/blocks/context-actions-block: 1..5 feedback or icon
+    buttons; a feedback button's text is plain_text of at most 75, its value at most 2000."""
+    elements = block.get("elements") or []
+    if not elements or len(elements) > MAX_CONTEXT_ACTIONS:
+        return [f"{where}: context_actions needs 1..{MAX_CONTEXT_ACTIONS} elements"]
+    problems: list[str] = []
+    for element in elements:
+        if element.get("type") not in {"feedback_buttons", "icon_button"}:
+            problems.append(f"{where}: context_actions element {element.get('type')!r}")
+            continue
+        action_id = element.get("action_id")
+        if action_id is not None and action_id in action_ids:
+            problems.append(f"{where}: action_id {action_id!r} is not unique")
+        action_ids.add(str(action_id))
+        for side in ("positive_button", "negative_button"):
+            if element["type"] != "feedback_buttons":
+                break
+            button = element.get(side) or {}
+            text = button.get("text") or {}
+            if text.get("type") != "plain_text" or len(str(text.get("text", ""))) > 75:
+                problems.append(f"{where}: {side} text must be plain_text of at most 75")
+            if not button.get("value") or len(str(button["value"])) > MAX_BUTTON_VALUE:
+                problems.append(f"{where}: {side} value must be 1..{MAX_BUTTON_VALUE}")
+    return problems
+
+
 def _block_problems(where: str, block: dict[str, Any], action_ids: set[str]) -> list[str]:
     problems: list[str] = []
     kind = block.get("type")
@@ -90,6 +121,8 @@ def _block_problems(where: str, block: dict[str, Any], action_ids: set[str]) -> 
             problems.append(f"{where}: actions needs 1..{MAX_ACTIONS_ELEMENTS} elements")
         for element in elements:
             problems += _element_problems(where, element, action_ids)
+    elif kind == "context_actions":
+        problems += _context_actions_problems(where, block, action_ids)
     elif kind == "context":
         elements = block.get("elements") or []
         if not elements or len(elements) > MAX_CONTEXT_ELEMENTS:
