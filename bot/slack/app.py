@@ -21,7 +21,7 @@ from bot.dedupe import Dedupe
 from bot.feedback import Votes
 from bot.ports import Answerer, ReviewHooks
 from bot.slack.errors import apologise
-from bot.slack.listeners import feedback, questions, sources
+from bot.slack.listeners import assistant, feedback, questions, sources
 from rag import Rewriter
 
 
@@ -64,6 +64,7 @@ def build_app(
         app, answering=answering, dedupe=dedupe, audiences=audiences, follow_ups=follow_ups
     )
     sources.register(app, index=answerer.index, audiences=audiences)
+    assistant.register(app, index=answerer.index, audiences=audiences)
     feedback.register(
         app, votes=votes or Votes(None, log_questions=log_questions), index=answerer.index
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 from bot.console import render_plain
@@ -92,10 +93,27 @@ def test_cached_and_reviewed_answers_say_so() -> None:
     when = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
     provenance = Provenance(cached_at=when, reviewed_by="U0REVIEW", reviewed_at=when)
     [message] = render_answer(Answer("q", "ok [1]", _hits(), provenance=provenance), "en")
-    line = str(message.blocks[-1])
+    line = str([block for block in message.blocks if block["type"] == "context"][-1])
     assert "cached answer · first given" in line
     assert "2026-12-01 09:30 UTC" in line
     assert "reviewed by <@U0REVIEW>" in line
+
+
+def test_an_answer_ends_with_feedback_buttons_that_carry_what_a_vote_records() -> None:
+    provenance = Provenance(cached_at=datetime(2026, 12, 1, tzinfo=UTC))
+    [message] = render_answer(
+        Answer("年假几天？", "5 天 [1]", _hits(), provenance=provenance), "zh"
+    )
+    last = message.blocks[-1]
+    assert last["type"] == "context_actions"
+    [buttons] = last["elements"]
+    assert buttons["type"] == "feedback_buttons"
+    up, down = (
+        json.loads(buttons[side]["value"]) for side in ("positive_button", "negative_button")
+    )
+    assert (up["v"], down["v"]) == ("up", "down")
+    assert (up["q"], up["f"]) == ("年假几天？", "cache")
+    assert up["s"] == [_hits()[0].chunk.id]
 
 
 def test_refusal_is_the_fixed_sentence_with_review_buttons() -> None:
