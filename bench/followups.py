@@ -21,8 +21,8 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from rag.assemble import open_index
 from rag.followup.rules import standalone
-from rag.ingest.build import open_index
 from rag.results import Hit
 from rag.settings import Settings
 
