@@ -12,9 +12,10 @@ import random
 import re
 from collections.abc import Callable, Sequence
 
-from rag.check.citations import MARKER, sentences
+from rag.check.citations import sentences
 from rag.check.numbers import key, number_values, quantities
 from rag.language import detect_language
+from rag.markers import MARKER
 from rag.results import Hit
 
 Maker = Callable[[str, Sequence[Hit], str, random.Random], str | None]

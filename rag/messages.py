@@ -7,10 +7,10 @@ prompt tells the model to say, so :func:`is_refusal_text` recognises the model's
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 from rag.language import Language
+from rag.markers import without_markers
 
 REFUSAL: dict[Language, str] = {
     "zh": "这件事资料里没写，我不能替你编，请转人工。",
@@ -32,8 +32,6 @@ MAX_WRAPPER_CHARS = 30
 """How much text (letters and digits only) may surround the refusal sentence in a reply that
 still counts as a refusal: room for "回答：" or 'My answer is "…"', not for a real answer."""
 
-_MARKER = re.compile(r"[\[［【]\s*\d+(?:\s*[,，、\-–]\s*\d+)*\s*[\]］】]")
-
 
 def refusal_text(language: Language) -> str:
     return REFUSAL[language]
@@ -45,7 +43,7 @@ def model_failure_text(language: Language) -> str:
 
 def _letters(text: str) -> str:
     """Only letters and digits, case-folded: punctuation, quotes and spacing don't matter."""
-    folded = unicodedata.normalize("NFKC", _MARKER.sub("", text)).casefold()
+    folded = unicodedata.normalize("NFKC", without_markers(text, "")).casefold()
     return "".join(char for char in folded if char.isalnum())
 
 

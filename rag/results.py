@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Literal
 
 from rag.chunks import Chunk
+from rag.markers import cited_numbers
 
 Verdict = Literal["answer", "refusal", "unverified"]
 
@@ -53,8 +54,6 @@ class Answer:
     @property
     def cited(self) -> tuple[int, ...]:
         """The source numbers the text cites, ascending."""
-        from rag.check.citations import cited_numbers
-
         return tuple(n for n in cited_numbers(self.text) if 1 <= n <= len(self.hits))
 
 

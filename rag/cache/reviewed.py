@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,15 +31,13 @@ from rag.cache.answers import normalize_question
 from rag.cache.breaker import GuardedRedis, RedisUnavailable
 from rag.cache.reviewed_records import FORMAT_VERSION, RejectionRecord, ReviewedRecord
 from rag.chunks import Chunk, content_hash
+from rag.markers import cited_numbers
 from rag.records import validation_error
 from rag.results import Answer, Hit, Provenance
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_PREFIX = "citebot:reviewed:"
-
-_MARKER = re.compile(r"[\[［【]\s*(\d+(?:\s*[,，、\-–]\s*\d+)*)\s*[\]］】]")
-_SEPARATOR = re.compile(r"\s*[,，、]\s*")
 
 
 class ChunkSource(Protocol):
@@ -108,19 +105,6 @@ def question_digest(question: str, scope: str) -> str:
     Normalised exactly as the answer cache does, so a reviewed answer and a cached one agree
     on which questions are "the same"."""
     return _digest(scope, normalize_question(question))
-
-
-def cited_numbers(text: str) -> list[int]:
-    """Every ``[n]`` (also ``[1, 2]``, ``[1-3]``, full-width brackets) cited, ascending."""
-    numbers: set[int] = set()
-    for match in _MARKER.finditer(text):
-        for part in _SEPARATOR.split(match.group(1)):
-            bounds = [int(b) for b in re.split(r"\s*[\-–]\s*", part) if b]
-            if len(bounds) == 2 and bounds[0] <= bounds[1] and bounds[1] - bounds[0] < 50:
-                numbers.update(range(bounds[0], bounds[1] + 1))
-            else:
-                numbers.update(bounds)
-    return sorted(numbers)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """How an answer's text is read: citation markers, sentences, paragraphs, content terms.
 
-Models write citations in several forms — ``[1]``, ``[1][2]``, ``[1, 2]``, ``[1-3]``,
-full-width ``［1］``, ``【1】``, ``【1，2】`` — and put them before or after the full stop.
+Citation markers are read by :mod:`rag.markers` (``[1]``, ``[1, 2]``, ``[1-3]``, ``【1】``…);
+models put them before or after the full stop.
 Sentences end at ``。！？；!?`` and at a ``.`` followed by space (so ``3.5`` stays whole);
 a marker that opens a piece ("…3420 元。[1]") belongs to the sentence before it.
 Paragraphs are separated by blank lines; every list item, heading, quote or table row starts
@@ -15,13 +15,8 @@ import re
 from dataclasses import dataclass, replace
 
 from rag.check.numbers import words
+from rag.markers import MARKER, cited_numbers
 from rag.search.lexical import features
-
-_DIGIT = "0-9０-９"
-MARKER = re.compile(rf"[\[［【]\s*([{_DIGIT}]+(?:\s*[,，、;；\-–—~～]\s*[{_DIGIT}]+)*)\s*[\]］】]")
-_MARKER_PART = re.compile(rf"([{_DIGIT}]+)(?:\s*[\-–—~～]\s*([{_DIGIT}]+))?")
-MAX_RANGE = 20
-"""``[1-3]`` means 1, 2, 3; a wider range is read as its two ends."""
 
 SENTENCE_END = re.compile(
     r"[。！？；!?]+[”’」』）)\"']*"
@@ -58,24 +53,6 @@ _EN_STOPWORDS = frozenset(
         "documents document written source sources"
     )
 )
-
-
-def _marker_numbers(body: str) -> list[int]:
-    numbers: list[int] = []
-    for match in _MARKER_PART.finditer(body.translate(_WIDE_DIGITS)):
-        first = int(match[1])
-        last = int(match[2]) if match[2] else first
-        low, high = min(first, last), max(first, last)
-        numbers.extend(range(low, high + 1) if high - low <= MAX_RANGE else (low, high))
-    return numbers
-
-
-_WIDE_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
-
-
-def cited_numbers(text: str) -> list[int]:
-    """Every ``[n]`` the text cites, ascending, unique (out-of-range ones included)."""
-    return sorted({n for match in MARKER.finditer(text) for n in _marker_numbers(match[1])})
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,8 +4,8 @@ A model handed the right passages can still write "口语课一共六级[3]" or 
 :func:`check` reads a draft against the hits it was written from and names every problem:
 
 ``unknown_reference``
-    a ``[n]`` outside 1..len(hits). Markers are read in the forms models write: ``[1]``,
-    ``[1][2]``, ``[1, 2]``, ``[1-3]``, ``［1］``, ``【1】``, ``【1，2】``.
+    a ``[n]`` outside 1..len(hits). Markers are read in the forms models write (``[1]``,
+    ``[1][2]``, ``[1, 2]``, ``[1-3]``, ``［1］``, ``【1】``, ``【1，2】``; see :mod:`rag.markers`).
 ``no_citation``
     an answer that cites nothing (refusals are exempt), or a sentence stating a fact (a
     quantity, or at least three content terms) that no citation covers while others cite.
@@ -37,32 +37,17 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from rag.check.answer_text import (
-    MARKER,
-    SENTENCE_END,
-    Sentence,
-    cited_numbers,
-    sentences,
-    terms,
-)
+from rag.check.answer_text import SENTENCE_END, Sentence, sentences, terms
 from rag.check.arithmetic import Calculation, calculations
 from rag.check.claims import ClaimSources, Finding, judge
 from rag.check.numbers import Quantity, number_values, quantities
 from rag.check.problem_texts import ProblemTexts
 from rag.language import Language, detect_language
+from rag.markers import cited_numbers
 from rag.messages import is_refusal_text
 from rag.results import Hit
 
-__all__ = [
-    "KINDS",
-    "MARKER",
-    "Problem",
-    "Report",
-    "check",
-    "cited_numbers",
-    "cited_sentences",
-    "sentences",
-]
+__all__ = ["KINDS", "Problem", "Report", "check", "cited_sentences", "sentences"]
 
 KINDS = frozenset(
     {

@@ -20,17 +20,17 @@ import re
 import unicodedata
 
 from rag.generate.prompt import SYSTEM_RULES
+from rag.markers import without_markers
 from rag.messages import REFUSAL
 
 RUN_WORDS = 6
 MIN_SHARED = 3
 
-_MARKER = re.compile(r"[\[［【]\s*\d+(?:\s*[,，、\-–]\s*\d+)*\s*[\]］】]")
 _WORD = re.compile(r"\w+")
 
 
 def _words(text: str) -> list[str]:
-    folded = unicodedata.normalize("NFKC", _MARKER.sub(" ", text)).casefold()
+    folded = unicodedata.normalize("NFKC", without_markers(text)).casefold()
     return _WORD.findall(folded)
 
 

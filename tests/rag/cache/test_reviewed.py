@@ -16,7 +16,6 @@ from rag.cache.reviewed import (
     MemoryStore,
     RedisStore,
     ReviewedAnswers,
-    cited_numbers,
     sources_of,
 )
 from rag.chunks import Chunk
@@ -184,19 +183,6 @@ async def test_a_shared_redis_client_is_left_open_for_its_owner(redis_url: str) 
 def test_invalid_ttl_names_the_setting_and_value() -> None:
     with pytest.raises(ValueError, match=r"rejection_ttl_seconds \(0\)"):
         ReviewedAnswers(MemoryStore(), rejection_ttl_seconds=0)
-
-
-@pytest.mark.parametrize(
-    ("text", "numbers"),
-    [
-        ("四级[1]，手续费[2]。", [1, 2]),
-        ("见[1, 3]和【2】", [1, 2, 3]),
-        ("见[1-3]", [1, 2, 3]),
-        ("没有引用", []),
-    ],
-)
-def test_cited_numbers_reads_every_marker_form(text: str, numbers: list[int]) -> None:
-    assert cited_numbers(text) == numbers
 
 
 def test_question_normalisation_ignores_width_case_space_and_final_punctuation() -> None:

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from rag.check.citations import Problem, Report, check, cited_numbers
+from rag.check.citations import Problem, Report, check
 from rag.generate.extractive import extractive_answer
 from rag.generate.prompt import PromptSource
 from rag.messages import REFUSAL
@@ -23,25 +23,6 @@ SEED_REFUND_ANSWER = (
 def kinds(text: str, hits: list[Hit] | None = None, *, question: str = "") -> list[str]:
     report = check(text, policy_hits() if hits is None else hits, question=question)
     return [problem.kind for problem in report.problems]
-
-
-# --- markers -------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("A[1]. B[2][3].", [1, 2, 3]),
-        ("共四级[1, 2]。", [1, 2]),
-        ("共四级[1-3]。", [1, 2, 3]),
-        ("共四级［2］，【3】。", [2, 3]),
-        ("共四级【1，2】、[2、4]。", [1, 2, 4]),
-        ("共四级［１］。", [1]),
-        ("no markers here, just [a link](x) and [note]", []),
-    ],
-)
-def test_cited_numbers_reads_every_marker_form_models_write(text: str, expected: list[int]) -> None:
-    assert cited_numbers(text) == expected
 
 
 # --- unknown_reference ---------------------------------------------------------------------

@@ -1,0 +1,58 @@
+"""The citation-marker grammar: how ``[n]`` is written, read once for the whole answer core.
+
+Models write citations in several forms, and every reader of an answer (the checker, the
+refusal and recital tests, reviewed answers, ``Answer.cited``) must see the same ones:
+
+- ``[1]``, ``[1][2]`` — one number per bracket;
+- ``[1, 2]``, ``[1，2]``, ``[1、2]``, ``[1; 2]`` — a list in one bracket;
+- ``[1-3]`` (also ``–``, ``—``, ``~``, ``～``) — a range: 1, 2, 3. A range wider than
+  :data:`MAX_RANGE` is read as its two ends (``[1-300]`` is a typo, not 300 citations), and a
+  reversed one (``[3-1]``) as the same numbers ascending;
+- full-width brackets and digits: ``［1］``, ``【1】``, ``【1，2】``, ``［１］``.
+
+A bracket without a number (``[note]``, ``[a link](x)``) is not a marker.
+
+This module imports nothing from the rest of ``rag``, so any module may use it.
+"""
+
+from __future__ import annotations
+
+import re
+
+_DIGIT = "0-9０-９"
+_OPEN = "\\[［【"
+_CLOSE = "\\]］】"
+_LIST = ",，、;；"
+_RANGE = "\\-–—~～"
+
+MARKER = re.compile(
+    rf"[{_OPEN}]\s*([{_DIGIT}]+(?:\s*[{_LIST}{_RANGE}]\s*[{_DIGIT}]+)*)\s*[{_CLOSE}]"
+)
+"""One citation marker; group 1 is what is inside the brackets."""
+
+_PART = re.compile(rf"([{_DIGIT}]+)(?:\s*[{_RANGE}]\s*([{_DIGIT}]+))?")
+_WIDE_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
+
+MAX_RANGE = 20
+"""``[1-3]`` means 1, 2, 3; a wider range is read as its two ends."""
+
+
+def marker_numbers(body: str) -> list[int]:
+    """The numbers inside one marker's brackets (``MARKER`` group 1), in written order."""
+    numbers: list[int] = []
+    for match in _PART.finditer(body.translate(_WIDE_DIGITS)):
+        first = int(match[1])
+        last = int(match[2]) if match[2] else first
+        low, high = min(first, last), max(first, last)
+        numbers.extend(range(low, high + 1) if high - low <= MAX_RANGE else (low, high))
+    return numbers
+
+
+def cited_numbers(text: str) -> list[int]:
+    """Every number the text cites, ascending, unique (out-of-range ones included)."""
+    return sorted({n for match in MARKER.finditer(text) for n in marker_numbers(match[1])})
+
+
+def without_markers(text: str, replacement: str = " ") -> str:
+    """``text`` with every marker replaced (by a space: "A[1]B" must not become one word)."""
+    return MARKER.sub(replacement, text)
