@@ -37,7 +37,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from rag.check.answer_text import SENTENCE_END, Sentence, sentences, terms
+from rag.check.answer_text import Sentence, sentences
 from rag.check.arithmetic import Calculation, calculations
 from rag.check.claims import ClaimSources, Finding, judge
 from rag.check.numbers import Quantity, number_values, quantities
@@ -45,6 +45,7 @@ from rag.check.problem_texts import ProblemTexts
 from rag.language import Language, detect_language
 from rag.markers import cited_numbers
 from rag.messages import is_refusal_text
+from rag.reading import SENTENCE_END, claim_terms
 from rag.results import Hit
 
 __all__ = ["KINDS", "Problem", "Report", "check", "cited_sentences", "sentences"]
@@ -128,14 +129,17 @@ def _needs_source(sentence: Sentence, has_quantity: bool) -> bool:
     if has_quantity:
         return True
     exempt = _EXEMPT.search(plain)
-    if exempt and len(terms(plain[: exempt.start()] + plain[exempt.end() :])) < SUBSTANTIVE_TERMS:
+    if (
+        exempt
+        and len(claim_terms(plain[: exempt.start()] + plain[exempt.end() :])) < SUBSTANTIVE_TERMS
+    ):
         return False  # only courtesy or "the documents don't say": nothing to source
     if sentence.text.startswith("#"):
         return False  # a Markdown heading
     short_line = sentence.whole_line and len(plain) <= _HEADING_LINE_CHARS
     if short_line and not sentence.item and not SENTENCE_END.search(plain):
         return False  # a title line ("退费计算", "**计算过程**"); list items are content
-    return len(terms(plain)) >= SUBSTANTIVE_TERMS
+    return len(claim_terms(plain)) >= SUBSTANTIVE_TERMS
 
 
 @dataclass(slots=True)
@@ -158,7 +162,7 @@ class _Sources:
 
     def terms(self, n: int) -> set[str]:
         if n not in self._terms:
-            self._terms[n] = terms(self.text(n))
+            self._terms[n] = claim_terms(self.text(n))
         return self._terms[n]
 
     def language(self, n: int) -> Language:
@@ -274,7 +278,7 @@ def _covering(found: Sequence[Sentence]) -> list[int | None]:
 def _sources_line(sentence: Sentence) -> bool:
     """ "来源：[1][2]", "参考资料：[1]", "Sources: [2]" — a label, not a claim."""
     short = len(sentence.plain) <= SOURCES_LINE_CHARS
-    return short and (sentence.lead_in or len(terms(sentence.plain)) < MIN_TERMS_TO_JUDGE)
+    return short and (sentence.lead_in or len(claim_terms(sentence.plain)) < MIN_TERMS_TO_JUDGE)
 
 
 def _lead_in_above(found: Sequence[Sentence], index: int) -> int | None:
@@ -334,7 +338,7 @@ def _unrelated(
     than two content terms ("应退 3420 元[1]") are left to the number rule.
     """
     group = " ".join(found[j].plain for j in range(len(found)) if covering[j] == index)
-    wanted = terms(group)
+    wanted = claim_terms(group)
     if len(wanted) < MIN_TERMS_TO_JUDGE:
         return []
     numbers = {v for q in quantities(group) for v in q.values}

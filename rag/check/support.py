@@ -9,7 +9,7 @@ against the best window of :data:`WINDOW_SENTENCES` consecutive source sentences
 
 Content words: for English, words minus function words, reduced to their Snowball stem
 (PyStemmer: "tracking" meets "tracked"); for Chinese, the character bigrams of
-:func:`rag.check.answer_text.terms` (the segmentation-free reading the rest of the checker
+:func:`rag.reading.claim_terms` (the segmentation-free reading the rest of the checker
 uses, which also matches a paraphrase that reorders words).
 
 Measured with ``python -m rag check-eval`` on the attrib-tune set (README, "Citation
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import jieba
 import Stemmer
 
-from rag.check.answer_text import GENERIC_ZH, SENTENCE_END
+from rag.reading import GENERIC_ZH, SENTENCE_END
 from rag.check.numbers import words
 from rag.language import Language
 

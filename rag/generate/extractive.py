@@ -2,7 +2,7 @@
 
 No LLM is involved. :class:`ExtractiveChatModel` reads the numbered sources and the question back
 out of the messages :func:`rag.generate.prompt.build_messages` wrote, scores every source sentence
-against the question by shared terms (character bigrams for Chinese, words for English, weighted by
+against the question by shared terms (:func:`rag.reading.match_terms`, weighted by
 rarity), and writes the best one to three sentences verbatim, each with its ``[n]``. Because every
 sentence is a verbatim quote of the source it cites, the citation checker passes by construction;
 when no sentence shares a term with the question it says the refusal sentence.
@@ -22,10 +22,11 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from rag.generate.prompt import PromptSource, parse_prompt
-from rag.language import Language, detect_language, is_ideograph
+from rag.language import Language, detect_language
 from rag.messages import refusal_text
+from rag.reading import match_terms, sentence_pieces
 
-EXTRACTIVE_VERSION = "3"
+EXTRACTIVE_VERSION = "4"
 """Part of the model identity in cache keys: bump when the choice of sentences changes."""
 
 MAX_SENTENCES = 3
@@ -42,7 +43,6 @@ FORMULA_BONUS = 1.5
 MAX_LIST_ITEMS = 8
 """How many list items or table rows a quoted lead-in ("依次为：") brings along."""
 
-_SENTENCE_END = re.compile(r"[。！？；!?]+[”’」』）)\"']*|\.(?=\s|$)[”’\"')]*")
 _TERMINAL = re.compile(r"[。！？；!?.]+[”’」』）)\"']*$")
 _LIST_MARKER = re.compile(r"^(?:[-*+•>]+|\d{1,2}[.)、]|#{1,6})\s+")
 _LEAD_IN = re.compile(r"[：:]$")
@@ -54,70 +54,22 @@ _HOW_CALCULATED = re.compile(
     r"\bhow (?:is|are|do|does|to)\b.*\b(?:calculated?|computed?|worked out)\b|\bformula\b",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
 _DIGIT = re.compile(r"\d|[一二两三四五六七八九十百千万]+\s*(?:[个位级节次天周月年元课小%]|分钟)")
 _QUANTITY_QUESTION = re.compile(
     r"多少|几|多久|多长|多大|多高|\bhow (?:much|many|long|often)\b|\bwhat percentage\b",
     re.IGNORECASE,
 )
-# Question words and particles separate content words instead of forming bigrams with them.
-_ZH_QUESTION_WORDS = re.compile(
-    r"多少|什么|怎么|怎样|如何|为什么|哪些|哪个|哪里|是否|能否|可以|请问|多久|多长"
-)
-_ZH_STOP_CHARS = frozenset("的了吗呢吧啊呀么我你您他她它们这那是和与及或也都就还")
-_EN_STOPWORD_TEXT = (
-    "a an the of to in on at for from by with and or but is are was were be been being do does "
-    "did have has had can could would should will shall may might must i you he she it we they "
-    "me my your our their this that these those what which who whom whose when where why how "
-    "there here if then than so not no any some about into as up out get"
-)
-_EN_STOPWORDS = frozenset(_EN_STOPWORD_TEXT.split())
 
 
 def split_sentences(text: str) -> list[str]:
     """Sentences (and list items, table rows) as exact substrings of ``text``."""
     sentences: list[str] = []
     for line in text.splitlines():
-        start = 0
-        pieces: list[str] = []
-        for match in _SENTENCE_END.finditer(line):
-            pieces.append(line[start : match.end()])
-            start = match.end()
-        pieces.append(line[start:])
-        for piece in pieces:
+        for piece in sentence_pieces(line):
             sentence = _LIST_MARKER.sub("", piece.strip())
             if any(char.isalnum() for char in sentence):
                 sentences.append(sentence)
     return sentences
-
-
-def _chinese_terms(run: str) -> set[str]:
-    terms: set[str] = set()
-    for part in re.split("[" + "".join(_ZH_STOP_CHARS) + "]", _ZH_QUESTION_WORDS.sub(" ", run)):
-        part = part.strip()
-        if len(part) == 1:
-            terms.add(part)
-        terms.update(part[i : i + 2] for i in range(len(part) - 1))
-    return terms
-
-
-def terms_of(text: str) -> set[str]:
-    """Content terms: CJK character bigrams (unigrams for lone characters) and English words."""
-    lowered = text.lower()
-    terms: set[str] = set()
-    run: list[str] = []
-    for char in lowered + "\n":
-        if is_ideograph(char):
-            run.append(char)
-        elif run:
-            terms |= _chinese_terms("".join(run))
-            run = []
-    for word in _WORD.findall(lowered):
-        if word in _EN_STOPWORDS:
-            continue
-        # "refunds" should find "refund": a crude plural fold is enough for overlap scoring.
-        terms.add(word[:-1] if len(word) > 3 and word.endswith("s") else word)
-    return terms
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +147,7 @@ def _candidates(sources: Sequence[PromptSource]) -> list[_Candidate]:
                 last = index == len(sentences) - 1
                 introduces = _LEAD_IN.search(sentence) or _is_table_header(lines, number)
                 items = _list_after(lines, number + 1) if last and introduces else ()
-                terms = terms_of("\n".join((sentence, *items)))
+                terms = match_terms("\n".join((sentence, *items)))
                 candidates.append(
                     _Candidate(source.n, len(candidates), sentence, frozenset(terms), items)
                 )
@@ -204,7 +156,7 @@ def _candidates(sources: Sequence[PromptSource]) -> list[_Candidate]:
 
 def choose_sentences(question: str, sources: Sequence[PromptSource]) -> list[_Candidate]:
     """The best 1-3 quotes in reading order; empty when none shares a term with the question."""
-    wanted = terms_of(question)
+    wanted = match_terms(question)
     candidates = _candidates(sources)
     if not wanted or not candidates:
         return []

@@ -22,7 +22,7 @@ from langchain_core.embeddings import Embeddings
 from pydantic import SecretStr
 
 from rag.chunks import content_hash
-from rag.search.lexical import features
+from rag.reading import features
 
 logger = logging.getLogger(__name__)
 

@@ -1,10 +1,11 @@
 """Lexical retrieval: BM25 for ranking, tf-idf cosine as a corpus-size-independent signal.
 
-Features are the characters and character bigrams of runs of CJK script (Chinese has no
-spaces: bigrams match most words without a segmenter, single characters keep one-character
-names such as ``蓍`` findable) and lowercased words for everything else, after NFKC so that
-full-width ``ＡＢＣ１２３`` and half-width ``abc123`` meet. Measured on cmrc2018-trial, adding
-the single characters to the bigrams raised top-5 answer recall by about half a point.
+Features (:func:`rag.reading.features`) are the characters and character bigrams of runs of
+CJK script (Chinese has no spaces: bigrams match most words without a segmenter, single
+characters keep one-character names such as ``蓍`` findable) and lowercased words for
+everything else, after NFKC so that full-width ``ＡＢＣ１２３`` and half-width ``abc123`` meet.
+Measured on cmrc2018-trial, adding the single characters to the bigrams raised top-5 answer
+recall by about half a point.
 
 Only the term-frequency matrix is stored (one CSC matrix, column = feature); both scores are
 computed per query from the few columns the query touches. That keeps memory at one small
@@ -23,8 +24,6 @@ they add up in the refusal gate (:mod:`rag.search.gate`).
 from __future__ import annotations
 
 import math
-import re
-import unicodedata
 from array import array
 from collections import Counter
 from collections.abc import Sequence
@@ -35,28 +34,9 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
+from rag.reading import features
+
 FloatArray = npt.NDArray[np.float32]
-
-_CJK = (
-    "\u3040-\u30ff"  # hiragana, katakana
-    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
-    "\uac00-\ud7af"  # hangul syllables
-    "\U00020000-\U0003134f"  # CJK extensions B-H
-)
-_RUNS = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>[^\W_{_CJK}]+)")
-
-
-def features(text: str) -> list[str]:
-    """The lexical features of ``text``: CJK characters and bigrams, lowercased words."""
-    found: list[str] = []
-    for match in _RUNS.finditer(unicodedata.normalize("NFKC", text).casefold()):
-        run = match.group()
-        if match.lastgroup == "word":
-            found.append(run)
-        else:
-            found.extend(run)
-            found.extend(run[i : i + 2] for i in range(len(run) - 1))
-    return found
 
 
 @dataclass(frozen=True, slots=True)

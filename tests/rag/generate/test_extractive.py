@@ -7,6 +7,7 @@ from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
+from rag.check.answer_text import sentences
 from rag.check.citations import check
 from rag.generate.extractive import ExtractiveChatModel, model_identity, split_sentences
 from rag.generate.prompt import build_messages
@@ -32,6 +33,13 @@ def test_sentences_are_exact_substrings_split_at_chinese_and_english_ends() -> N
         "Contact us",
     ]
     assert all(sentence in text for sentence in sentences)
+
+
+def test_sentences_are_cut_where_the_checker_cuts_them() -> None:
+    """One sentence reading (rag.reading): an abbreviation doesn't end the quoted sentence."""
+    text = "Bring an ID, e.g. a passport. Fees vs. refunds differ."
+    assert split_sentences(text) == ["Bring an ID, e.g. a passport.", "Fees vs. refunds differ."]
+    assert [s.plain for s in sentences(text)] == split_sentences(text)
 
 
 def test_chinese_question_gets_the_relevant_sentence_with_its_citation() -> None:
@@ -105,7 +113,7 @@ async def test_async_invoke_answers_like_invoke() -> None:
 
 
 def test_model_identity_names_the_model_for_cache_keys() -> None:
-    assert model_identity(ExtractiveChatModel()) == "extractive/3"
+    assert model_identity(ExtractiveChatModel()) == "extractive/4"
     remote = ChatOpenAI(
         base_url="https://api.deepseek.com/v1", api_key=SecretStr("k"), model="deepseek-chat"
     )

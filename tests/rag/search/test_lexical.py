@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rag.search.lexical import LexicalIndex, features
+from rag.reading import features
+from rag.search.lexical import LexicalIndex
 
 TEXTS = [
     "退费手续费为可退金额的 5%，最低 50 元。",
