@@ -111,7 +111,7 @@ def bench_synthetic(size: int, n_queries: int) -> None:
 
 
 def bench_e5(docs: Path, index_dir: Path, questions_file: Path, repeat: int) -> None:
-    index = load_or_build(docs, index_dir, embeddings=E5Embeddings())
+    index, _ = load_or_build(docs, index_dir, embeddings=E5Embeddings())
     lines = questions_file.read_text("utf-8").splitlines()
     questions = [json.loads(line)["question"] for line in lines if line.strip()]
     timings = time_queries(index, questions * repeat)

@@ -19,7 +19,7 @@ from rag.cache.reviewed import ReviewedAnswers
 from rag.check.judge import ModelJudge
 from rag.generate.llm import Generator, chat_model
 from rag.generate.retry import RetryPolicy
-from rag.ingest.build import load_or_build
+from rag.ingest.build import BuildReport, load_or_build
 from rag.pipeline import Pipeline
 from rag.scopes.sets import ScopeCatalog
 from rag.search.embeddings import embeddings_for
@@ -39,6 +39,12 @@ def embeddings_from_settings(settings: Settings) -> Embeddings | None:
 
 def open_index(settings: Settings, *, progress: bool = False) -> Index:
     """The index over DOCS_DIR: loaded from INDEX_DIR when still valid, else rebuilt."""
+    index, _ = build_index(settings, progress=progress)
+    return index
+
+
+def build_index(settings: Settings, *, progress: bool = False) -> tuple[Index, BuildReport]:
+    """:func:`open_index` and the report of what loading or rebuilding did."""
     return load_or_build(
         settings.docs_dir,
         settings.index_dir,

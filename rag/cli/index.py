@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from rag.assemble import open_index
+from rag.assemble import build_index
 from rag.ingest.build import BuildReport
 from rag.settings import Settings
 
@@ -54,9 +54,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 2
-    index = open_index(settings, progress=True)
-    if index.report is not None:
-        print(summary(index.report, settings))
+    index, report = build_index(settings, progress=True)
+    print(summary(report, settings))
     if not len(index):
         print("citebot: no document could be read, so every question will be refused")
         return 1

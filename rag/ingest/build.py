@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,12 +21,13 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 
 from rag.chunks import Chunk
+from rag.ingest.documents import SourceDocument
 from rag.ingest.loaders import Skipped, load_folder
 from rag.ingest.splitter import Splitter
 from rag.search.calibration import load_calibration
 from rag.search.embeddings import CachedEmbeddings, embedder_identity
 from rag.search.gate import gate_for
-from rag.search.index import Index, embed_texts, index_version
+from rag.search.index import Index, Matrix, embed_texts, index_version
 
 logger = logging.getLogger(__name__)
 
@@ -93,26 +95,77 @@ def load_or_build(
     embeddings: Embeddings | None,
     min_score: float | None = None,
     progress: bool = False,
-) -> Index:
-    """The index over ``docs_dir``: loaded from ``index_dir`` when still valid, else rebuilt.
+) -> tuple[Index, BuildReport]:
+    """The index over ``docs_dir``: loaded from ``index_dir`` when still valid, else rebuilt,
+    and the report of what was loaded, split and embedded (returned beside the index, not
+    stored on it: the index knows nothing of how it was built).
 
     The threshold is ``min_score`` when given (MIN_SCORE), else a calibration stored next to
     the index for the same gate (``python -m rag calibrate``), else the gate's shipped default.
 
     Rebuilding is incremental: a file whose content hash is unchanged keeps its stored chunks
     (not re-split) and their vectors (embedding cache keyed by chunk content), so only new or
-    changed files cost time. What happened is in ``index.report``.
+    changed files cost time.
     """
     started = time.perf_counter()
     docs, skipped = load_folder(docs_dir)
     splitter = Splitter()
-    inner = embeddings
-    identity = None if inner is None else embedder_identity(inner)
+    identity = None if embeddings is None else embedder_identity(embeddings)
     gate = gate_for(identity)
     manifest_path = index_dir / MANIFEST_FILE
     manifest = _read_manifest(manifest_path) or {}
     same_splitter = manifest.get("splitter") == [splitter.chunk_size, splitter.chunk_overlap]
-    stored: dict[str, Any] = manifest.get("files", {}) if same_splitter else {}
+    split = _split(docs, manifest.get("files", {}) if same_splitter else {}, splitter)
+    cached = None if embeddings is None else CachedEmbeddings(embeddings, index_dir)
+    vectors = None if cached is None else _embed(split.chunks, cached, progress=progress)
+    version = index_version(split.chunks, splitter, identity, gate)
+    if manifest.get("version") != version or manifest.get("files") != split.files:
+        _write_manifest(
+            manifest_path,
+            {
+                "format": MANIFEST_FORMAT,
+                "version": version,
+                "splitter": [splitter.chunk_size, splitter.chunk_overlap],
+                "embedder": identity,
+                "gate": gate.identity,
+                "files": split.files,
+            },
+        )
+    calibration = load_calibration(index_dir, gate.identity)
+    if min_score is None and calibration is not None:
+        min_score = calibration.min_score
+    index = Index(
+        split.chunks,
+        vectors=vectors,
+        embeddings=cached,
+        version=version,
+        gate=gate,
+        min_score=min_score,
+    )
+    report = BuildReport(
+        files=len(docs),
+        skipped=tuple(skipped),
+        chunked_files=split.chunked_files,
+        chunks=len(split.chunks),
+        embedded=0 if cached is None else cached.embedded,
+        reused=0 if cached is None else cached.reused,
+        seconds=time.perf_counter() - started,
+        version=version,
+        previous_version=manifest.get("version"),
+    )
+    return index, report
+
+
+@dataclass(frozen=True, slots=True)
+class _Split:
+    chunks: list[Chunk]
+    files: dict[str, Any]
+    """The manifest's ``files``: each document's hash and chunks."""
+    chunked_files: int
+
+
+def _split(docs: Sequence[SourceDocument], stored: dict[str, Any], splitter: Splitter) -> _Split:
+    """Every document's chunks: stored ones when its content hash is unchanged, else split."""
     chunks: list[Chunk] = []
     files: dict[str, Any] = {}
     chunked = 0
@@ -125,40 +178,12 @@ def load_or_build(
             chunked += 1
         files[doc.source] = {"hash": doc.hash, "chunks": [_chunk_to_json(c) for c in doc_chunks]}
         chunks.extend(doc_chunks)
-    cached = None if inner is None else CachedEmbeddings(inner, index_dir)
-    vectors = None
-    if cached is not None:
-        vectors = embed_texts([c.indexed_text for c in chunks], cached, progress=progress)
-        if cached.embedded or len(cached) != len({c.hash for c in chunks}):
-            cached.save(keep=[c.hash for c in chunks])
-    version = index_version(chunks, splitter, identity, gate)
-    if manifest.get("version") != version or manifest.get("files") != files:
-        _write_manifest(
-            manifest_path,
-            {
-                "format": MANIFEST_FORMAT,
-                "version": version,
-                "splitter": [splitter.chunk_size, splitter.chunk_overlap],
-                "embedder": identity,
-                "gate": gate.identity,
-                "files": files,
-            },
-        )
-    calibration = load_calibration(index_dir, gate.identity)
-    if min_score is None and calibration is not None:
-        min_score = calibration.min_score
-    index = Index(
-        chunks, vectors=vectors, embeddings=cached, version=version, gate=gate, min_score=min_score
-    )
-    index.report = BuildReport(
-        files=len(docs),
-        skipped=tuple(skipped),
-        chunked_files=chunked,
-        chunks=len(chunks),
-        embedded=0 if cached is None else cached.embedded,
-        reused=0 if cached is None else cached.reused,
-        seconds=time.perf_counter() - started,
-        version=version,
-        previous_version=manifest.get("version"),
-    )
-    return index
+    return _Split(chunks, files, chunked)
+
+
+def _embed(chunks: Sequence[Chunk], cached: CachedEmbeddings, *, progress: bool) -> Matrix:
+    """The chunks' vectors; the cache is saved (pruned to these chunks) when it changed."""
+    vectors = embed_texts([c.indexed_text for c in chunks], cached, progress=progress)
+    if cached.embedded or len(cached) != len({c.hash for c in chunks}):
+        cached.save(keep=[c.hash for c in chunks])
+    return vectors

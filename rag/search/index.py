@@ -22,7 +22,7 @@ lexical-only mode ranking by the gate loses to BM25 (answer Recall@1 0.926 vs 0.
 keeps ranking there.
 
 What is indexed is :attr:`Chunk.indexed_text` (title and heading path + passage); what is
-shown stays :attr:`Chunk.text`. :func:`rag.ingest.build.open_index` persists the index under
+shown stays :attr:`Chunk.text`. :func:`rag.ingest.build.load_or_build` persists the index under
 INDEX_DIR and rebuilds it incrementally.
 """
 
@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -46,9 +46,6 @@ from rag.search.embeddings import embedder_identity
 from rag.search.fusion import DEFAULT_DEPTH, Ranked, RowArray, fuse, top_positions
 from rag.search.gate import GateModel, gate_for
 from rag.search.lexical import LexicalIndex
-
-if TYPE_CHECKING:
-    from rag.ingest.build import BuildReport
 
 logger = logging.getLogger(__name__)
 
@@ -147,8 +144,6 @@ class Index:
         self._vectors = None if vectors is None else normalised(vectors)
         self._lexical = LexicalIndex([chunk.indexed_text for chunk in self.chunks])
         self._by_id = {chunk.id: chunk for chunk in self.chunks}
-        self.report: BuildReport | None = None
-        """Set by :func:`rag.ingest.build.open_index`: what loading or rebuilding did."""
 
     def __len__(self) -> int:
         return len(self.chunks)

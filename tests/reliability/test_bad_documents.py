@@ -14,7 +14,7 @@ import docx
 import pytest
 
 import rag.ingest.loaders
-from rag.assemble import open_index
+from rag.assemble import build_index
 from rag.ingest.build import load_or_build
 from rag.ingest.loaders import LoadedFile
 from rag.search.embeddings import HashingEmbeddings
@@ -63,9 +63,8 @@ def test_a_folder_of_bad_files_builds_an_index_of_the_good_ones(
     write_folder(docs)
     settings = Settings(docs_dir=docs, index_dir=tmp_path / "index", embeddings="none")
     with caplog.at_level(logging.WARNING):
-        index = open_index(settings)
-    assert index.report is not None
-    skipped = {item.path: item.reason for item in index.report.skipped}
+        index, report = build_index(settings)
+    skipped = {item.path: item.reason for item in report.skipped}
     assert set(skipped) == {"cut.docx", "fake.pdf", "huge.txt"}
     assert "truncated" in skipped["cut.docx"]
     assert "too large" in skipped["huge.txt"]
@@ -79,10 +78,9 @@ def test_a_folder_of_bad_files_builds_an_index_of_the_good_ones(
 def test_reopening_with_the_bad_files_still_there_reuses_everything(tmp_path: Path) -> None:
     docs, index_dir = tmp_path / "docs", tmp_path / "index"
     write_folder(docs)
-    first = load_or_build(docs, index_dir, embeddings=HashingEmbeddings())
-    again = load_or_build(docs, index_dir, embeddings=HashingEmbeddings())
-    assert again.report is not None
-    assert (again.report.chunked_files, again.report.embedded) == (0, 0)
+    first, _ = load_or_build(docs, index_dir, embeddings=HashingEmbeddings())
+    again, report = load_or_build(docs, index_dir, embeddings=HashingEmbeddings())
+    assert (report.chunked_files, report.embedded) == (0, 0)
     assert again.version == first.version
     assert again.chunks == first.chunks
 
@@ -92,13 +90,12 @@ def test_a_good_file_that_turns_bad_leaves_the_index_instead_of_serving_old_text
 ) -> None:
     docs, index_dir = tmp_path / "docs", tmp_path / "index"
     write_folder(docs)
-    before = load_or_build(docs, index_dir, embeddings=HashingEmbeddings())
+    before, _ = load_or_build(docs, index_dir, embeddings=HashingEmbeddings())
     (docs / "policies" / "refund.md").write_bytes(b"\xff\xfe\x00\x00" + bytes(range(256)) * 4)
-    after = load_or_build(docs, index_dir, embeddings=HashingEmbeddings())
+    after, report = load_or_build(docs, index_dir, embeddings=HashingEmbeddings())
     assert after.version != before.version
     assert {chunk.source for chunk in after.chunks} == {"hr.txt"}
-    assert after.report is not None
-    assert "policies/refund.md" in {item.path for item in after.report.skipped}
+    assert "policies/refund.md" in {item.path for item in report.skipped}
     assert_consistent(after)
 
 
@@ -116,14 +113,13 @@ def test_a_file_removed_while_indexing_is_skipped_and_the_next_build_agrees(
 
     monkeypatch.setattr(rag.ingest.loaders, "load_path", removed_just_before)
     with caplog.at_level(logging.WARNING):
-        during = load_or_build(docs, index_dir, embeddings=HashingEmbeddings())
+        during, _ = load_or_build(docs, index_dir, embeddings=HashingEmbeddings())
     monkeypatch.undo()
     assert "skipped hr.txt: file not found (removed, or a broken symbolic link)" in skip_lines(
         caplog
     )
     assert {chunk.source for chunk in during.chunks} == {"policies/refund.md"}
     assert_consistent(during)
-    after = load_or_build(docs, index_dir, embeddings=HashingEmbeddings())
+    after, report = load_or_build(docs, index_dir, embeddings=HashingEmbeddings())
     assert after.version == during.version
-    assert after.report is not None
-    assert after.report.chunked_files == 0
+    assert report.chunked_files == 0

@@ -162,19 +162,17 @@ def test_second_open_reuses_everything_and_searches_the_same(tmp_path: Path) -> 
     docs_dir, index_dir = tmp_path / "docs", tmp_path / "index"
     write_docs(docs_dir, DOCS)
     first_embedder = CountingEmbeddings()
-    first = load_or_build(docs_dir, index_dir, embeddings=first_embedder)
-    assert first.report is not None
-    assert first.report.chunked_files == 3
+    first, first_report = load_or_build(docs_dir, index_dir, embeddings=first_embedder)
+    assert first_report.chunked_files == 3
     assert len(first_embedder.embedded) == len(first)
     assert (index_dir / MANIFEST_FILE).exists()
 
     embedder = CountingEmbeddings()
-    second = load_or_build(docs_dir, index_dir, embeddings=embedder)
+    second, report = load_or_build(docs_dir, index_dir, embeddings=embedder)
     assert embedder.embedded == []
-    assert second.report is not None
-    assert (second.report.chunked_files, second.report.embedded) == (0, 0)
-    assert second.report.reused == len(second)
-    assert second.version == first.version == second.report.previous_version
+    assert (report.chunked_files, report.embedded) == (0, 0)
+    assert report.reused == len(second)
+    assert second.version == first.version == report.previous_version
     assert second.chunks == first.chunks
     question = "流利级多少钱？"
     assert [(h.chunk.id, round(h.score, 5)) for h in second.search(question, 3)] == [
@@ -185,13 +183,12 @@ def test_second_open_reuses_everything_and_searches_the_same(tmp_path: Path) -> 
 def test_only_the_changed_file_is_split_and_embedded(tmp_path: Path) -> None:
     docs_dir, index_dir = tmp_path / "docs", tmp_path / "index"
     write_docs(docs_dir, DOCS)
-    before = load_or_build(docs_dir, index_dir, embeddings=CountingEmbeddings())
+    before, _ = load_or_build(docs_dir, index_dir, embeddings=CountingEmbeddings())
     (docs_dir / "hr/leave.md").write_text(LEAVE.text + "\nCarry-over needs approval.\n", "utf-8")
 
     embedder = CountingEmbeddings()
-    after = load_or_build(docs_dir, index_dir, embeddings=embedder)
-    assert after.report is not None
-    assert after.report.chunked_files == 1
+    after, report = load_or_build(docs_dir, index_dir, embeddings=embedder)
+    assert report.chunked_files == 1
     assert embedder.embedded
     assert all("Annual leave" in text for text in embedder.embedded)
     assert after.version != before.version
@@ -201,9 +198,9 @@ def test_only_the_changed_file_is_split_and_embedded(tmp_path: Path) -> None:
 def test_a_removed_file_leaves_the_index(tmp_path: Path) -> None:
     docs_dir, index_dir = tmp_path / "docs", tmp_path / "index"
     write_docs(docs_dir, DOCS)
-    before = load_or_build(docs_dir, index_dir, embeddings=None)
+    before, _ = load_or_build(docs_dir, index_dir, embeddings=None)
     (docs_dir / "courses.md").unlink()
-    after = load_or_build(docs_dir, index_dir, embeddings=None)
+    after, _ = load_or_build(docs_dir, index_dir, embeddings=None)
     assert {c.source for c in after.chunks} == {"policies/refund.md", "hr/leave.md"}
     assert after.version != before.version
 
@@ -211,12 +208,11 @@ def test_a_removed_file_leaves_the_index(tmp_path: Path) -> None:
 def test_a_damaged_manifest_means_a_rebuild_not_a_crash(tmp_path: Path) -> None:
     docs_dir, index_dir = tmp_path / "docs", tmp_path / "index"
     write_docs(docs_dir, DOCS)
-    built = load_or_build(docs_dir, index_dir, embeddings=None)
+    built, _ = load_or_build(docs_dir, index_dir, embeddings=None)
     (index_dir / MANIFEST_FILE).write_text("{not json", "utf-8")
-    rebuilt = load_or_build(docs_dir, index_dir, embeddings=None)
+    rebuilt, report = load_or_build(docs_dir, index_dir, embeddings=None)
     assert rebuilt.version == built.version
-    assert rebuilt.report is not None
-    assert rebuilt.report.chunked_files == 3
+    assert report.chunked_files == 3
     assert json.loads((index_dir / MANIFEST_FILE).read_text("utf-8"))["version"] == built.version
 
 
@@ -227,13 +223,17 @@ def _calibration(gate: str, min_score: float) -> Calibration:
 def test_min_score_is_the_calibration_for_the_same_gate(tmp_path: Path) -> None:
     docs_dir, index_dir = tmp_path / "docs", tmp_path / "index"
     write_docs(docs_dir, DOCS)
-    assert load_or_build(docs_dir, index_dir, embeddings=None).min_score == LEXICAL_ONLY.threshold
+
+    def min_score(given: float | None = None) -> float:
+        return load_or_build(docs_dir, index_dir, embeddings=None, min_score=given)[0].min_score
+
+    assert min_score() == LEXICAL_ONLY.threshold
     save_calibration(index_dir, _calibration(LEXICAL_ONLY.identity, 0.42))
-    assert load_or_build(docs_dir, index_dir, embeddings=None).min_score == 0.42
+    assert min_score() == 0.42
     # MIN_SCORE wins over the calibration.
-    assert load_or_build(docs_dir, index_dir, embeddings=None, min_score=-1.0).min_score == -1.0
+    assert min_score(-1.0) == -1.0
     # A calibration measured with another gate is on another scale: ignored.
-    hashing = load_or_build(docs_dir, index_dir, embeddings=HashingEmbeddings())
+    hashing, _ = load_or_build(docs_dir, index_dir, embeddings=HashingEmbeddings())
     assert hashing.min_score == HASHING.threshold
 
 
