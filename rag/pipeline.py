@@ -100,7 +100,9 @@ class Pipeline:
         language = detect_language(question)
         if not hits or hits[0].score < self.min_score:
             timings["total"] = _ms(started)
-            return Refusal(question, refusal_text(language), hits, timings_ms=timings)
+            return Refusal(
+                question, refusal_text(language), hits, timings_ms=timings, language=language
+            )
 
         step = time.perf_counter()
         draft = await self.generator.generate(build_messages(question, hits))
@@ -117,6 +119,7 @@ class Pipeline:
                 hits,
                 reason=screening.refused,
                 timings_ms=timings,
+                language=language,
             )
         report = screening.report
         if self.judge is not None:
@@ -127,7 +130,7 @@ class Pipeline:
             timings["judge_tokens"] = judged.tokens
             timings["total"] = _ms(started)
         if report.ok:
-            return Answer(question, draft, hits, timings_ms=timings)
+            return Answer(question, draft, hits, timings_ms=timings, language=language)
         if self.reviewed is not None and await self.reviewed.is_rejected(
             question, scope=scope, draft=draft
         ):
@@ -138,9 +141,10 @@ class Pipeline:
                 hits,
                 reason="rejected_by_reviewer",
                 timings_ms=timings,
+                language=language,
             )
         problems = tuple(problem.message for problem in report.problems)
-        return Unverified(question, draft, problems, hits, timings_ms=timings)
+        return Unverified(question, draft, problems, hits, timings_ms=timings, language=language)
 
     async def aclose(self) -> None:
         await self.cache.aclose()

@@ -8,12 +8,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Literal, cast
 
 from rag.chunks import Chunk
+from rag.language import Language, detect_language
 from rag.markers import cited_numbers
 
 Verdict = Literal["answer", "refusal", "unverified"]
+
+_OF_QUESTION = cast("Language", "")
+"""Default of ``language``: replaced by the question's language when the result is made."""
+
+
+def _set_language(result: Answer | Refusal | Unverified) -> None:
+    if cast("str", result.language) == _OF_QUESTION:
+        object.__setattr__(result, "language", detect_language(result.question))
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +58,13 @@ class Answer:
     hits: tuple[Hit, ...]
     timings_ms: dict[str, float] = field(default_factory=dict)
     provenance: Provenance = field(default_factory=Provenance)
+    language: Language = _OF_QUESTION
+    """The asker's language, set once by the pipeline from the question: every edge writes
+    in it without detecting again (a result made without one takes the question's)."""
     verdict: Literal["answer"] = "answer"
+
+    def __post_init__(self) -> None:
+        _set_language(self)
 
     @property
     def cited(self) -> tuple[int, ...]:
@@ -67,7 +82,13 @@ class Refusal:
     """``below_threshold`` (gate) or ``model_refused`` (the model said the refusal sentence)."""
     timings_ms: dict[str, float] = field(default_factory=dict)
     provenance: Provenance = field(default_factory=Provenance)
+    language: Language = _OF_QUESTION
+    """The asker's language, set once by the pipeline from the question: every edge writes
+    in it without detecting again (a result made without one takes the question's)."""
     verdict: Literal["refusal"] = "refusal"
+
+    def __post_init__(self) -> None:
+        _set_language(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +99,13 @@ class Unverified:
     hits: tuple[Hit, ...]
     timings_ms: dict[str, float] = field(default_factory=dict)
     provenance: Provenance = field(default_factory=Provenance)
+    language: Language = _OF_QUESTION
+    """The asker's language, set once by the pipeline from the question: every edge writes
+    in it without detecting again (a result made without one takes the question's)."""
     verdict: Literal["unverified"] = "unverified"
+
+    def __post_init__(self) -> None:
+        _set_language(self)
 
     @property
     def text(self) -> str:

@@ -9,7 +9,7 @@ crash the question that found it. The layout is the pydantic models below (``"v"
      "hits": [{"source", "heading": [...], "n", "start", "section", "title", "link",
                "doc_id", "text", "score", "lexical", "dense", "rank"}],
      "reason" (refusal), "problems" (unverified), "timings_ms",
-     "created_at" (ISO 8601, UTC), "reviewed_by", "reviewed_at"}
+     "created_at" (ISO 8601, UTC), "reviewed_by", "reviewed_at", "language" ("zh" | "en")}
 
 ``text`` of an ``unverified`` value is its draft. Validation is strict (no "0.8" for a
 number, no ``true`` for a position, times must carry a zone). A new layout gets a new ``v``;
@@ -32,6 +32,7 @@ from pydantic import (
 )
 
 from rag.chunks import Chunk
+from rag.language import Language
 from rag.records import Record, check_version, validation_error
 from rag.results import Answer, Hit, Provenance, Refusal, Result, Unverified
 
@@ -100,6 +101,8 @@ class _Stored(Record):
     created_at: AwareDatetime
     reviewed_by: str | None = None
     reviewed_at: AwareDatetime | None = None
+    language: Language | None = None
+    """Absent in values stored before results carried it: the question's language then."""
 
     @field_serializer("created_at", "reviewed_at")
     def _iso(self, moment: datetime | None) -> str | None:
@@ -166,6 +169,7 @@ def encode(result: Result, *, created_at: datetime | None = None) -> str:
         "created_at": _utc(created_at or datetime.now(UTC)),
         "reviewed_by": result.provenance.reviewed_by,
         "reviewed_at": _utc(result.provenance.reviewed_at),
+        "language": result.language,
     }
     stored: _Stored
     if isinstance(result, Refusal):
@@ -185,4 +189,6 @@ def decode(raw: str | bytes) -> tuple[Result, datetime]:
     except ValidationError as error:
         raise CodecError(validation_error("value", error)) from None
     result = replace(stored.result(), provenance=stored.provenance())
+    if stored.language is not None:
+        result = replace(result, language=stored.language)
     return result, stored.created_at.astimezone(UTC)

@@ -92,7 +92,20 @@ async def test_refusal_is_in_the_askers_language(index: Index, threshold: float)
     )
     assert isinstance(result, Refusal)
     assert result.text == REFUSAL["en"]
+    assert result.language == "en"
     assert model.calls == 0
+
+
+async def test_every_result_carries_the_askers_language(index: Index, threshold: float) -> None:
+    """Set once from the question: the edges write in it without detecting again."""
+    replies = ["口语课共分四个级别[1]。", "口语课一共六级，每级 12 课时[1]。", REFUSAL["zh"]]
+    pipeline = make_pipeline(index, threshold, ScriptedChatModel(replies=replies))
+    answer = await pipeline.answer(IN_KB)
+    unverified = await pipeline.answer("Which 级别 does 口语课 have, and how many levels?")
+    refused = await pipeline.answer("口语课有哪些级别？")
+    assert (type(answer), answer.language) == (Answer, "zh")
+    assert (type(unverified), unverified.language) == (Unverified, "en")
+    assert (type(refused), refused.language) == (Refusal, "zh")
 
 
 async def test_retrieved_text_reaches_the_model_with_rules_as_system_message(

@@ -66,6 +66,18 @@ def test_refusal_keeps_its_reason_and_unverified_its_draft_and_problems() -> Non
     assert result_to_json(unverified)["text"] == "按 80% 退 [1]。"
 
 
+def test_the_askers_language_roundtrips_and_older_values_take_the_questions() -> None:
+    answer = Answer("What does 退费 cover?", "退费按剩余课时计算 [1]。", tuple(policy_hits()))
+    assert answer.language == "en"
+    english_draft = Unverified("退费怎么算？", "Refunds: 80% [1].", (), (), language="zh")
+    assert roundtrip(encode(english_draft)).language == "zh"
+    older = result_to_json(answer)
+    del older["language"]
+    assert result_from_json(older) == answer
+    with pytest.raises(CodecError, match="language"):
+        result_from_json({**older, "language": "fr"})
+
+
 def test_value_is_versioned_and_says_when_it_was_created_in_utc() -> None:
     local = datetime(2026, 12, 3, 13, 0, tzinfo=timezone(timedelta(hours=8)))
     data = result_to_json(Answer("q", "a [1]", tuple(policy_hits())), created_at=local)
