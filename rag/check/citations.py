@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from rag.check.answer_text import Sentence, sentences
 from rag.check.arithmetic import Calculation, calculations
 from rag.check.claims import ClaimSources, Finding, judge
+from rag.check.coverage import MIN_TERMS_TO_JUDGE, applicable, covering_sentences
 from rag.check.numbers import Quantity, number_values, quantities
 from rag.check.problem_texts import ProblemTexts
 from rag.language import Language, detect_language
@@ -64,13 +65,8 @@ KINDS = frozenset(
         "judge_unavailable",
     }
 )
-SOURCES_LINE_CHARS = 12
-"""A closing line this short that is all markers and a label cites for the whole answer."""
 SUBSTANTIVE_TERMS = 3
 """A sentence with no quantity states a fact when it has at least this many content terms."""
-
-MIN_TERMS_TO_JUDGE = 2
-"""Fewer content terms than this and a sentence is too thin to judge which source it is from."""
 WEAK_OVERLAP = 0.2
 STRONG_OVERLAP = 0.5
 """A cited source holding under WEAK_OVERLAP of a sentence's terms while another retrieved
@@ -191,7 +187,7 @@ def check(text: str, hits: Sequence[Hit], *, question: str = "") -> Report:
             if n not in valid:
                 problems.append(Problem("unknown_reference", say.unknown(n), sentence.text))
 
-    covering = _covering(found)
+    covering = covering_sentences(found)
     calcs = [calculations(sentence.plain) for sentence in found]
     produced = frozenset().union(*(c.produced for cs in calcs for c in cs if c.ok))
     sources = _Sources(hits, {}, {})
@@ -206,7 +202,7 @@ def check(text: str, hits: Sequence[Hit], *, question: str = "") -> Report:
         for calc in calcs[index]:
             if not calc.ok:
                 problems.append(Problem("wrong_arithmetic", say.arithmetic(calc), sentence.text))
-        refs = _applicable(found, index, cover, cited_anywhere, len(hits))
+        refs = applicable(found, index, cover, cited_anywhere, len(hits))
         if refs is None:
             continue  # cites only numbers that don't exist: unknown_reference says it
         amounts_allowed = (given | produced).union(*(sources.numbers(n) for n in refs))
@@ -248,69 +244,6 @@ def _claim_problems(
     for modal in finding.flipped:
         problems.append(Problem("modality_mismatch", say.flipped(modal, refs, sentence.text)))
     return [Problem(p.kind, p.message, sentence.text) for p in problems]
-
-
-def _covering(found: Sequence[Sentence]) -> list[int | None]:
-    """For each sentence, the index of the sentence whose markers cover it, or None.
-
-    Markers cover the sentences before them in their paragraph ("A。B[1]。"); a cited lead-in
-    covers the list items and table rows under it ("价格如下[1]：\n- …\n- …"); a closing
-    line of nothing but markers ("来源：[1][2]") covers whatever is left uncovered.
-    """
-    covering: list[int | None] = [None] * len(found)
-    next_cited: int | None = None
-    for index in range(len(found) - 1, -1, -1):
-        sentence = found[index]
-        if index + 1 < len(found) and found[index + 1].paragraph != sentence.paragraph:
-            next_cited = None
-        if sentence.cites:
-            next_cited = index
-        covering[index] = next_cited
-    for index, sentence in enumerate(found):
-        if covering[index] is None and sentence.item:
-            covering[index] = _lead_in_above(found, index)
-    last = len(found) - 1
-    if found and found[last].cites and _sources_line(found[last]):
-        covering = [last if cover is None else cover for cover in covering]
-    return covering
-
-
-def _sources_line(sentence: Sentence) -> bool:
-    """ "来源：[1][2]", "参考资料：[1]", "Sources: [2]" — a label, not a claim."""
-    short = len(sentence.plain) <= SOURCES_LINE_CHARS
-    return short and (sentence.lead_in or len(claim_terms(sentence.plain)) < MIN_TERMS_TO_JUDGE)
-
-
-def _lead_in_above(found: Sequence[Sentence], index: int) -> int | None:
-    for above in range(index - 1, -1, -1):
-        candidate = found[above]
-        if candidate.block != found[index].block:
-            return None
-        if candidate.lead_in:
-            return above if candidate.cites else None
-        if not candidate.item:
-            return None
-    return None
-
-
-def _applicable(
-    found: Sequence[Sentence],
-    index: int,
-    cover: int | None,
-    cited_anywhere: Sequence[int],
-    n_hits: int,
-) -> tuple[int, ...] | None:
-    """The sources a sentence's numbers are checked against (None: only unknown numbers)."""
-    if cover is not None:
-        refs = tuple(n for n in found[cover].cites if 1 <= n <= n_hits)
-        return refs or None
-    paragraph = found[index].paragraph
-    in_paragraph = {
-        n for s in found if s.paragraph == paragraph for n in s.cites if 1 <= n <= n_hits
-    }
-    if in_paragraph:
-        return tuple(sorted(in_paragraph))
-    return tuple(cited_anywhere) or tuple(range(1, n_hits + 1))
 
 
 def _grounded(quantity: Quantity, allowed: frozenset[float], calcs: list[Calculation]) -> bool:

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 import jieba
 import Stemmer
 
-from rag.reading import GENERIC_ZH, SENTENCE_END
 from rag.check.numbers import words
 from rag.language import Language
+from rag.reading import GENERIC_ZH, SENTENCE_END
 
 WINDOW_SENTENCES = 3
 """Source sentences read together when looking for a claim (a claim often spans two)."""

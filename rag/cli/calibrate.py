@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from rag.assemble import open_index
 from rag.cli.eval import EvalInputError, read_jsonl
 from rag.search.calibration import (
     Calibration,
+    ThresholdChoice,
     best_threshold,
     refusal_metrics,
     save_calibration,
@@ -98,6 +100,33 @@ def calibrate(
     return scores, should_refuse, warnings
 
 
+def print_report(
+    index: Index, scores: Sequence[float], should_refuse: Sequence[bool], choice: ThresholdChoice
+) -> None:
+    """The histogram, the chosen threshold's errors, and how the current threshold does."""
+    answerable = [s for s, refuse in zip(scores, should_refuse, strict=True) if not refuse]
+    unanswerable = [s for s, refuse in zip(scores, should_refuse, strict=True) if refuse]
+    current = refusal_metrics([s < index.min_score for s in scores], should_refuse)
+    groups = {"answerable": answerable, "unanswerable (should refuse)": unanswerable}
+    print(f"gate scores of the first source, index {index.version} ({index.gate.name} gate)")
+    print(text_histogram(groups, threshold=choice.threshold))
+    print()
+    chosen = choice.metrics
+    print(f"threshold maximising the F1 of refusing: {choice.threshold:g}")
+    print(
+        f"  refusal precision {chosen.precision:.3f}, recall {chosen.recall:.3f}, "
+        f"F1 {chosen.f1:.3f}"
+    )
+    refused = round(chosen.false_refusal_rate * len(answerable))
+    answered = round(chosen.answered_unanswerable_rate * len(unanswerable))
+    print(f"  false refusals: {_share(refused, len(answerable))} answerable questions refused")
+    print(
+        f"  answered anyway: {_share(answered, len(unanswerable))} unanswerable questions "
+        "reach the model (risk of an invented answer; the citation check still reviews them)"
+    )
+    print(f"current threshold {index.min_score:g}: refusal F1 {current.f1:.3f}")
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.docs is not None:
         settings = settings.model_copy(update={"docs_dir": args.docs})
@@ -119,25 +148,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 2
     choice = best_threshold(scores, should_refuse)
-    current = refusal_metrics([s < index.min_score for s in scores], should_refuse)
-    groups = {"answerable": answerable, "unanswerable (should refuse)": unanswerable}
-    print(f"gate scores of the first source, index {index.version} ({index.gate.name} gate)")
-    print(text_histogram(groups, threshold=choice.threshold))
-    print()
+    print_report(index, scores, should_refuse, choice)
     chosen = choice.metrics
-    print(f"threshold maximising the F1 of refusing: {choice.threshold:g}")
-    print(
-        f"  refusal precision {chosen.precision:.3f}, recall {chosen.recall:.3f}, "
-        f"F1 {chosen.f1:.3f}"
-    )
-    refused = round(chosen.false_refusal_rate * len(answerable))
-    answered = round(chosen.answered_unanswerable_rate * len(unanswerable))
-    print(f"  false refusals: {_share(refused, len(answerable))} answerable questions refused")
-    print(
-        f"  answered anyway: {_share(answered, len(unanswerable))} unanswerable questions "
-        "reach the model (risk of an invented answer; the citation check still reviews them)"
-    )
-    print(f"current threshold {index.min_score:g}: refusal F1 {current.f1:.3f}")
     for warning in warnings:
         print(f"warning: {warning}")
     if args.plot is not None:

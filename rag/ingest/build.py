@@ -120,17 +120,8 @@ def load_or_build(
     vectors = None if cached is None else _embed(split.chunks, cached, progress=progress)
     version = index_version(split.chunks, splitter, identity, gate)
     if manifest.get("version") != version or manifest.get("files") != split.files:
-        _write_manifest(
-            manifest_path,
-            {
-                "format": MANIFEST_FORMAT,
-                "version": version,
-                "splitter": [splitter.chunk_size, splitter.chunk_overlap],
-                "embedder": identity,
-                "gate": gate.identity,
-                "files": split.files,
-            },
-        )
+        record = _manifest(version, splitter, identity, gate.identity, split.files)
+        _write_manifest(manifest_path, record)
     calibration = load_calibration(index_dir, gate.identity)
     if min_score is None and calibration is not None:
         min_score = calibration.min_score
@@ -179,6 +170,20 @@ def _split(docs: Sequence[SourceDocument], stored: dict[str, Any], splitter: Spl
         files[doc.source] = {"hash": doc.hash, "chunks": [_chunk_to_json(c) for c in doc_chunks]}
         chunks.extend(doc_chunks)
     return _Split(chunks, files, chunked)
+
+
+def _manifest(
+    version: str, splitter: Splitter, embedder: str | None, gate: str, files: dict[str, Any]
+) -> dict[str, Any]:
+    """What ``manifest.json`` holds: the build's identity and every file's hash and chunks."""
+    return {
+        "format": MANIFEST_FORMAT,
+        "version": version,
+        "splitter": [splitter.chunk_size, splitter.chunk_overlap],
+        "embedder": embedder,
+        "gate": gate,
+        "files": files,
+    }
 
 
 def _embed(chunks: Sequence[Chunk], cached: CachedEmbeddings, *, progress: bool) -> Matrix:

@@ -1,0 +1,83 @@
+"""Which citations cover a sentence of an answer, and which sources its numbers answer to.
+
+A sentence is covered by its own markers, else by those of the next sentence of its paragraph
+that has markers ("A。B[1]。" — the [1] covers both). A cited lead-in covers the list or table
+under it, and a closing "来源：[1][2]" line covers whatever is left. A sentence after the last
+marker of its paragraph is uncovered; its numbers are checked against the sources its
+paragraph cites, else those the whole answer cites.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rag.check.answer_text import Sentence
+from rag.reading import claim_terms
+
+SOURCES_LINE_CHARS = 12
+"""A closing line this short that is all markers and a label cites for the whole answer."""
+MIN_TERMS_TO_JUDGE = 2
+"""Fewer content terms than this and a sentence is too thin to judge which source it is from."""
+
+
+def covering_sentences(found: Sequence[Sentence]) -> list[int | None]:
+    """For each sentence, the index of the sentence whose markers cover it, or None.
+
+    Markers cover the sentences before them in their paragraph ("A。B[1]。"); a cited lead-in
+    covers the list items and table rows under it ("价格如下[1]：\n- …\n- …"); a closing
+    line of nothing but markers ("来源：[1][2]") covers whatever is left uncovered.
+    """
+    covering: list[int | None] = [None] * len(found)
+    next_cited: int | None = None
+    for index in range(len(found) - 1, -1, -1):
+        sentence = found[index]
+        if index + 1 < len(found) and found[index + 1].paragraph != sentence.paragraph:
+            next_cited = None
+        if sentence.cites:
+            next_cited = index
+        covering[index] = next_cited
+    for index, sentence in enumerate(found):
+        if covering[index] is None and sentence.item:
+            covering[index] = _lead_in_above(found, index)
+    last = len(found) - 1
+    if found and found[last].cites and _sources_line(found[last]):
+        covering = [last if cover is None else cover for cover in covering]
+    return covering
+
+
+def _sources_line(sentence: Sentence) -> bool:
+    """ "来源：[1][2]", "参考资料：[1]", "Sources: [2]" — a label, not a claim."""
+    short = len(sentence.plain) <= SOURCES_LINE_CHARS
+    return short and (sentence.lead_in or len(claim_terms(sentence.plain)) < MIN_TERMS_TO_JUDGE)
+
+
+def _lead_in_above(found: Sequence[Sentence], index: int) -> int | None:
+    for above in range(index - 1, -1, -1):
+        candidate = found[above]
+        if candidate.block != found[index].block:
+            return None
+        if candidate.lead_in:
+            return above if candidate.cites else None
+        if not candidate.item:
+            return None
+    return None
+
+
+def applicable(
+    found: Sequence[Sentence],
+    index: int,
+    cover: int | None,
+    cited_anywhere: Sequence[int],
+    n_hits: int,
+) -> tuple[int, ...] | None:
+    """The sources a sentence's numbers are checked against (None: only unknown numbers)."""
+    if cover is not None:
+        refs = tuple(n for n in found[cover].cites if 1 <= n <= n_hits)
+        return refs or None
+    paragraph = found[index].paragraph
+    in_paragraph = {
+        n for s in found if s.paragraph == paragraph for n in s.cites if 1 <= n <= n_hits
+    }
+    if in_paragraph:
+        return tuple(sorted(in_paragraph))
+    return tuple(cited_anywhere) or tuple(range(1, n_hits + 1))
