@@ -33,23 +33,27 @@ need no citation of their own.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rag.check.answer_text import Sentence, sentences
 from rag.check.arithmetic import Calculation, calculations
 from rag.check.claims import ClaimSources, Finding, judge
-from rag.check.coverage import MIN_TERMS_TO_JUDGE, applicable, covering_sentences
+from rag.check.coverage import (
+    MIN_TERMS_TO_JUDGE,
+    applicable,
+    covering_sentences,
+    needs_source,
+)
 from rag.check.numbers import Quantity, number_values, quantities
 from rag.check.problem_texts import ProblemTexts
 from rag.language import Language, detect_language
 from rag.markers import cited_numbers
 from rag.messages import is_refusal_text
-from rag.reading import SENTENCE_END, claim_terms
+from rag.reading import claim_terms
 from rag.results import Hit
 
-__all__ = ["KINDS", "Problem", "Report", "check", "cited_sentences", "sentences"]
+__all__ = ["KINDS", "Problem", "Report", "check", "sentences"]
 
 KINDS = frozenset(
     {
@@ -65,8 +69,6 @@ KINDS = frozenset(
         "judge_unavailable",
     }
 )
-SUBSTANTIVE_TERMS = 3
-"""A sentence with no quantity states a fact when it has at least this many content terms."""
 WEAK_OVERLAP = 0.2
 STRONG_OVERLAP = 0.5
 """A cited source holding under WEAK_OVERLAP of a sentence's terms while another retrieved
@@ -76,15 +78,6 @@ TELLING_NUMBER = 10
 
 _MORE_SPECIFIC = frozenset({"ungrounded_number", "unrelated_source"})
 """A sentence already blamed for these needs no vaguer "most of it is not in [n]" as well."""
-_HEADING_LINE_CHARS = 20
-_EXEMPT = re.compile(
-    r"希望.{0,8}帮助|如有(?:疑问|问题|其他)|欢迎.{0,4}(?:咨询|提问)"
-    r"|(?:资料|文档|来源)[里中]?(?:没有|未|并未|没)(?:写|提到|提及|说明|涉及|给出)"
-    r"|hope (?:this|that) helps|let me know|feel free"
-    r"|(?:documents?|sources?) (?:do(?:es)?n't|do(?:es)? not) (?:say|cover|mention|specify)"
-    r"|not (?:mentioned|specified|covered|stated) in",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,27 +108,6 @@ class Report:
     @property
     def messages(self) -> tuple[str, ...]:
         return tuple(problem.message for problem in self.problems)
-
-
-def _needs_source(sentence: Sentence, has_quantity: bool) -> bool:
-    plain = sentence.plain
-    if sentence.lead_in:
-        return False  # a lead-in: what it introduces carries the citations (its numbers are
-        # still checked against them)
-    if has_quantity:
-        return True
-    exempt = _EXEMPT.search(plain)
-    if (
-        exempt
-        and len(claim_terms(plain[: exempt.start()] + plain[exempt.end() :])) < SUBSTANTIVE_TERMS
-    ):
-        return False  # only courtesy or "the documents don't say": nothing to source
-    if sentence.text.startswith("#"):
-        return False  # a Markdown heading
-    short_line = sentence.whole_line and len(plain) <= _HEADING_LINE_CHARS
-    if short_line and not sentence.item and not SENTENCE_END.search(plain):
-        return False  # a title line ("退费计算", "**计算过程**"); list items are content
-    return len(claim_terms(plain)) >= SUBSTANTIVE_TERMS
 
 
 @dataclass(slots=True)
@@ -197,7 +169,7 @@ def check(text: str, hits: Sequence[Hit], *, question: str = "") -> Report:
     for index, sentence in enumerate(found):
         amounts = quantities(sentence.plain)
         cover = covering[index]
-        if cover is None and cited_anywhere and _needs_source(sentence, bool(amounts)):
+        if cover is None and cited_anywhere and needs_source(sentence, bool(amounts)):
             problems.append(Problem("no_citation", say.uncited(sentence.text), sentence.text))
         for calc in calcs[index]:
             if not calc.ok:
@@ -219,7 +191,7 @@ def check(text: str, hits: Sequence[Hit], *, question: str = "") -> Report:
             )
         if sentence.cites:
             problems.extend(_unrelated(found, index, covering, sources, say))
-        if cover is not None and _needs_source(sentence, bool(amounts)):
+        if cover is not None and needs_source(sentence, bool(amounts)):
             finding = judge(sentence.plain, refs, claims, calculates=bool(calcs[index]))
             weakest = min(weakest, finding.support)
             named = {p.kind for p in problems if p.sentence == sentence.text} & _MORE_SPECIFIC
@@ -293,19 +265,3 @@ def _unrelated(
         if unsupported or elsewhere:
             problems.append(Problem("unrelated_source", say.unrelated(n, group), found[index].text))
     return problems
-
-
-def cited_sentences(text: str, n_hits: int) -> list[tuple[str, tuple[int, ...]]]:
-    """Each sentence that states something and cites (as written), with the sources it cites:
-    what the claim rules judge, and what the optional model judge is asked about."""
-    found = sentences(text)
-    covering = _covering(found)
-    claims: list[tuple[str, tuple[int, ...]]] = []
-    for index, sentence in enumerate(found):
-        cover = covering[index]
-        if cover is None or not _needs_source(sentence, bool(quantities(sentence.plain))):
-            continue
-        refs = tuple(n for n in found[cover].cites if 1 <= n <= n_hits)
-        if refs:
-            claims.append((sentence.text, refs))
-    return claims

@@ -9,15 +9,28 @@ paragraph cites, else those the whole answer cites.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from rag.check.answer_text import Sentence
-from rag.reading import claim_terms
+from rag.check.answer_text import Sentence, sentences
+from rag.check.numbers import quantities
+from rag.reading import SENTENCE_END, claim_terms
 
 SOURCES_LINE_CHARS = 12
 """A closing line this short that is all markers and a label cites for the whole answer."""
 MIN_TERMS_TO_JUDGE = 2
 """Fewer content terms than this and a sentence is too thin to judge which source it is from."""
+SUBSTANTIVE_TERMS = 3
+"""A sentence with no quantity states a fact when it has at least this many content terms."""
+_HEADING_LINE_CHARS = 20
+_EXEMPT = re.compile(
+    r"希望.{0,8}帮助|如有(?:疑问|问题|其他)|欢迎.{0,4}(?:咨询|提问)"
+    r"|(?:资料|文档|来源)[里中]?(?:没有|未|并未|没)(?:写|提到|提及|说明|涉及|给出)"
+    r"|hope (?:this|that) helps|let me know|feel free"
+    r"|(?:documents?|sources?) (?:do(?:es)?n't|do(?:es)? not) (?:say|cover|mention|specify)"
+    r"|not (?:mentioned|specified|covered|stated) in",
+    re.IGNORECASE,
+)
 
 
 def covering_sentences(found: Sequence[Sentence]) -> list[int | None]:
@@ -81,3 +94,40 @@ def applicable(
     if in_paragraph:
         return tuple(sorted(in_paragraph))
     return tuple(cited_anywhere) or tuple(range(1, n_hits + 1))
+
+
+def needs_source(sentence: Sentence, has_quantity: bool) -> bool:
+    plain = sentence.plain
+    if sentence.lead_in:
+        return False  # a lead-in: what it introduces carries the citations (its numbers are
+        # still checked against them)
+    if has_quantity:
+        return True
+    exempt = _EXEMPT.search(plain)
+    if (
+        exempt
+        and len(claim_terms(plain[: exempt.start()] + plain[exempt.end() :])) < SUBSTANTIVE_TERMS
+    ):
+        return False  # only courtesy or "the documents don't say": nothing to source
+    if sentence.text.startswith("#"):
+        return False  # a Markdown heading
+    short_line = sentence.whole_line and len(plain) <= _HEADING_LINE_CHARS
+    if short_line and not sentence.item and not SENTENCE_END.search(plain):
+        return False  # a title line ("退费计算", "**计算过程**"); list items are content
+    return len(claim_terms(plain)) >= SUBSTANTIVE_TERMS
+
+
+def cited_sentences(text: str, n_hits: int) -> list[tuple[str, tuple[int, ...]]]:
+    """Each sentence that states something and cites (as written), with the sources it cites:
+    what the claim rules judge, and what the optional model judge is asked about."""
+    found = sentences(text)
+    covering = covering_sentences(found)
+    claims: list[tuple[str, tuple[int, ...]]] = []
+    for index, sentence in enumerate(found):
+        cover = covering[index]
+        if cover is None or not needs_source(sentence, bool(quantities(sentence.plain))):
+            continue
+        refs = tuple(n for n in found[cover].cites if 1 <= n <= n_hits)
+        if refs:
+            claims.append((sentence.text, refs))
+    return claims

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from rag.check.citations import Problem, cited_sentences
+from rag.check.citations import Problem
+from rag.check.coverage import cited_sentences
 from rag.check.problem_texts import excerpt
 from rag.generate.llm import GenerationError, Generator
 from rag.language import Language, detect_language
