@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from rag.cli.eval import load_corpus, load_queries
+from rag.cli.eval_data import load_corpus, load_queries
 from rag.search.embeddings import CachedEmbeddings, E5Embeddings, HashingEmbeddings
 from rag.search.gate import GateModel, Standard, gate_for
 from rag.search.index import Index

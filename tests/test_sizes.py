@@ -13,12 +13,7 @@ MAX_FUNCTION_LINES = 60
 """From the ``def`` line (decorators excluded) to the last line, nested functions included."""
 NOT_YET_SPLIT = {
     "bot/__main__.py",
-    "rag/check/citations.py",
-    "rag/generate/extractive.py",
-    "rag/cli/calibrate.py run",
-    "rag/cli/eval.py",
     "bot/__main__.py create_web_app",
-    "rag/ingest/build.py load_or_build",
 }
 """Over a limit when this check arrived: to be split, then removed from here. Nothing else may
 join them."""

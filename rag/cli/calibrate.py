@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rag.assemble import open_index
-from rag.cli.eval import EvalInputError, read_jsonl
+from rag.cli.eval_data import EvalInputError, read_jsonl
 from rag.search.calibration import (
     Calibration,
     ThresholdChoice,

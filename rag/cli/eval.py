@@ -16,14 +16,14 @@ import statistics
 import sys
 import time
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from rag.assemble import embeddings_from_settings
+from rag.cli.eval_data import EvalInputError, Query, load_corpus, load_queries
 from rag.cli.scoping import add_scope_argument, chosen_scope
-from rag.ingest.documents import SourceDocument
 from rag.results import Hit
 from rag.scopes.sets import EVERYTHING, ScopeSet, UnknownScope
 from rag.search.calibration import refusal_metrics
@@ -34,10 +34,6 @@ from rag.settings import Settings, SettingsError
 
 HITS_PER_QUERY = 10
 """Written per query even when refused: MRR@10 and recall never depend on the gate."""
-
-
-class EvalInputError(ValueError):
-    """A corpus or query file that does not follow the format; the message names the line."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,82 +54,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "document lies outside count as ones to refuse",
     )
     parser.set_defaults(func=run)
-
-
-def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                msg = f"{path}:{number}: not JSON ({error.msg})"
-                raise EvalInputError(msg) from None
-            if not isinstance(record, dict):
-                msg = f"{path}:{number}: expected a JSON object"
-                raise EvalInputError(msg)
-            yield number, record
-
-
-def _field(path: Path, number: int, record: dict[str, Any], name: str) -> str:
-    value = record.get(name)
-    if not isinstance(value, str) or not value:
-        msg = f"{path}:{number}: {name!r} must be a non-empty string"
-        raise EvalInputError(msg)
-    return value
-
-
-def load_corpus(path: Path) -> list[SourceDocument]:
-    docs = []
-    for number, record in read_jsonl(path):
-        doc_id = _field(path, number, record, "id")
-        title = record.get("title") or ""
-        text = record.get("text")
-        if not isinstance(text, str) or not isinstance(title, str):
-            msg = f"{path}:{number}: 'text' and 'title' must be strings"
-            raise EvalInputError(msg)
-        docs.append(SourceDocument(source=doc_id, text=text, title=title, doc_id=doc_id))
-    return docs
-
-
-@dataclass(frozen=True, slots=True)
-class Query:
-    id: str
-    question: str
-    gold_doc_id: str | None
-    answers: tuple[str, ...]
-
-
-def _question(path: Path, number: int, record: dict[str, Any]) -> str:
-    # Empty questions occur in real sets (cmrc2018-trial has two); they are kept and counted.
-    value = record.get("question")
-    if not isinstance(value, str):
-        msg = f"{path}:{number}: 'question' must be a string"
-        raise EvalInputError(msg)
-    return value
-
-
-def load_queries(path: Path) -> list[Query]:
-    queries = []
-    for number, record in read_jsonl(path):
-        gold = record.get("gold_doc_id")
-        answers = record.get("answers") or []
-        if gold is not None and not isinstance(gold, str):
-            msg = f"{path}:{number}: 'gold_doc_id' must be a string or null"
-            raise EvalInputError(msg)
-        if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
-            msg = f"{path}:{number}: 'answers' must be a list of strings"
-            raise EvalInputError(msg)
-        queries.append(
-            Query(
-                id=_field(path, number, record, "id"),
-                question=_question(path, number, record),
-                gold_doc_id=gold,
-                answers=tuple(answers),
-            )
-        )
-    return queries
 
 
 def fold(text: str) -> str:

@@ -9,7 +9,8 @@ import pytest
 
 from rag.chunks import Chunk
 from rag.cli import main
-from rag.cli.eval import Outcome, Query, fold, metrics
+from rag.cli.eval import Outcome, fold, metrics
+from rag.cli.eval_data import Query
 from rag.results import Hit
 
 CORPUS = [
