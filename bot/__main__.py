@@ -1,8 +1,7 @@
 """``python -m bot``: the one composition root of the chat edges (Slack, Feishu, or both).
 
     settings (environment, validated)  ->  Redis client (or None), shared
-      -> reviewed answers + pipeline (rag.assemble.build_pipeline: index, chat model, and
-         the answer cache over the same shared client)
+            redis=redis,
       -> neither SLACK_BOT_TOKEN nor FEISHU_APP_ID: local console chat over the same pipeline
       -> FEISHU_APP_ID: POST /feishu/events on the same app (bot/feishu/app.py: its own
          Open API client, review desk in FEISHU_REVIEW_CHAT, the neutral answering core)
@@ -20,7 +19,7 @@ import logging
 import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import aiohttp
 from aiohttp import web
@@ -72,6 +71,13 @@ REDIS_TIMEOUT_SECONDS = 0.5
 
 class ClosablePipeline(Answerer, Protocol):
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class Following(Protocol):
+    """A pipeline that follows DOCS_DIR and INDEX_DIR (``rag.LivePipeline``) while it runs."""
+
+    async def follow(self) -> None: ...
 
 
 def redis_client(url: str | None) -> GuardedRedis | None:
@@ -188,6 +194,7 @@ def _routes(
         chat_model=settings.rag.chat_model_mode,
         mode=mode,
         scopes_version=None if scopes is None else scopes.version,
+        details=getattr(index, "describe", None),  # a live index says how fresh it is
     )
     app.router.add_get(HEALTH_PATH, health)
 
@@ -212,6 +219,7 @@ def create_web_app(
     if settings.bot_token is None and feishu is None:
         msg = "create_web_app needs SLACK_BOT_TOKEN or FEISHU_APP_ID (validated settings)"
         raise SettingsError(msg)
+    following = pipeline.follow if isinstance(pipeline, Following) else None
     if records is not None:
         pipeline = RecordingAnswerer(
             pipeline,
@@ -225,9 +233,12 @@ def create_web_app(
 
     async def shared(_: web.Application) -> AsyncIterator[None]:
         # Added first, so closed last: both platforms answer through these until then.
+        follower = None if following is None else asyncio.create_task(following())
         try:
             yield
         finally:
+            if follower is not None:
+                follower.cancel()
             closers: list[Callable[[], Awaitable[Any]]] = [pipeline.aclose]
             if redis is not None:
                 closers.append(redis.aclose)
@@ -342,15 +353,14 @@ def main() -> int:
     except SettingsError as error:
         print(f"citebot: {error}", file=sys.stderr)
         return 2
-    from rag import build_pipeline  # heavy (index, embeddings): after validation
+    from rag import serve_pipeline  # heavy (index, embeddings): after validation
 
     redis = redis_client(secret(settings.rag.redis_url))
     reviewed = reviewed_answers(redis)
     try:
-        pipeline = build_pipeline(
+        pipeline = serve_pipeline(
             settings.rag,
             redis=redis,
-            progress=sys.stderr.isatty(),
             reviewed=reviewed,
             scopes=None if scopes is None else scopes.catalog,
         )

@@ -1,6 +1,9 @@
 """``GET /healthz``: is this bot able to answer, and from what?
 
-Index size and version, the scopes file's version, whether Redis answers (the bot still works
+Index size and version (and, for a bot that follows DOCS_DIR, the index's age, documents,
+whether it answers lexically while dense vectors are computed and how far that is, the last
+refresh and its outcome with any skipped files), the scopes file's version, whether Redis
+answers (the bot still works
 without it, degraded to one process), the chat model mode. Nothing secret and no document
 text: the model *mode* (``extractive`` or ``openai-compatible:<model>``) but never the base URL
 or key.
@@ -11,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from aiohttp import web
 from redis.asyncio import Redis
@@ -40,8 +44,10 @@ def health_handler(
     chat_model: str,
     mode: str,
     scopes_version: str | None = None,
+    details: Callable[[], dict[str, Any]] | None = None,
 ) -> Callable[[web.Request], Awaitable[web.Response]]:
-    """``scopes_version``: the running SCOPES_FILE's version (``None``: no file, all see all)."""
+    """``scopes_version``: the running SCOPES_FILE's version (``None``: no file, all see all);
+    ``details``: what the served index says about itself (mode, backfill, last refresh)."""
     scopes = "not configured" if scopes_version is None else {"version": scopes_version}
 
     async def healthz(request: web.Request) -> web.Response:
@@ -50,7 +56,11 @@ def health_handler(
             {
                 "status": "ok" if redis_now != "unreachable" else "degraded",
                 "mode": mode,
-                "index": {"chunks": len(index), "version": index.version},
+                "index": {
+                    "chunks": len(index),
+                    "version": index.version,
+                    **(details() if details is not None else {}),
+                },
                 "redis": redis_now,
                 "chat_model": chat_model,
                 "scopes": scopes,

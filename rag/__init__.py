@@ -59,11 +59,17 @@ if TYPE_CHECKING:
     from rag.generate.llm import (
         GenerationError as GenerationError,
     )
+    from rag.ingest.refresh import (
+        Refresher as Refresher,
+    )
     from rag.language import (
         Language as Language,
     )
     from rag.language import (
         detect_language as detect_language,
+    )
+    from rag.live import (
+        LivePipeline as LivePipeline,
     )
     from rag.messages import (
         model_failure_text as model_failure_text,
@@ -128,6 +134,9 @@ if TYPE_CHECKING:
     from rag.scopes.sets import (
         ScopeSet as ScopeSet,
     )
+    from rag.serve import (
+        serve_pipeline as serve_pipeline,
+    )
     from rag.settings import (
         EdgeSettings as EdgeSettings,
     )
@@ -161,6 +170,8 @@ _HOME = {
     "refusal_text": "rag.messages",
     "MAX_QUESTION_CHARS": "rag.pipeline",
     "Pipeline": "rag.pipeline",
+    "Refresher": "rag.ingest.refresh",
+    "LivePipeline": "rag.live",
     "ReviewRecord": "rag.report.records",
     "question_record": "rag.report.records",
     "RecordStore": "rag.report.store",
@@ -178,6 +189,7 @@ _HOME = {
     "EVERYTHING": "rag.scopes.sets",
     "ScopeCatalog": "rag.scopes.sets",
     "ScopeSet": "rag.scopes.sets",
+    "serve_pipeline": "rag.serve",
     "EdgeSettings": "rag.settings",
     "Settings": "rag.settings",
     "SettingsError": "rag.settings",

@@ -103,6 +103,18 @@ def build_pipeline(
     only the unrestricted scope exists.
     """
     index = open_index(settings, progress=progress)
+    return pipeline_around(index, settings, redis=redis, reviewed=reviewed, scopes=scopes)
+
+
+def pipeline_around(
+    index: Index,
+    settings: Settings,
+    *,
+    redis: GuardedRedis | None,
+    reviewed: ReviewedAnswers | None = None,
+    scopes: ScopeCatalog | None = None,
+) -> Pipeline:
+    """The pipeline over an index already built (also by :func:`rag.serve.serve_pipeline`)."""
     min_score = settings.min_score if settings.min_score is not None else index.min_score
     return Pipeline(
         index=index,

@@ -8,12 +8,16 @@ and how many vectors were reused, how long it took and the resulting index versi
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from pathlib import Path
 
+from redis.exceptions import RedisError
+
 from rag.assemble import build_index
 from rag.ingest.build import BuildReport
-from rag.settings import Settings
+from rag.ingest.coordination import announce_once
+from rag.settings import Settings, secret
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -56,6 +60,14 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     index, report = build_index(settings, progress=True)
     print(summary(report, settings))
+    url = secret(settings.redis_url)
+    if url is not None:
+        # Bots sharing INDEX_DIR see the new manifest anyway; through Redis, bots on other
+        # machines hear of it too (within the refresher's poll, 2 s).
+        try:
+            asyncio.run(announce_once(url, settings.docs_dir, settings.index_dir, index.version))
+        except (RedisError, OSError) as error:
+            print(f"citebot: running bots were not told through Redis: {error}", file=sys.stderr)
     if not len(index):
         print("citebot: no document could be read, so every question will be refused")
         return 1

@@ -1,0 +1,55 @@
+"""The pipeline a long-running process serves: the same pipeline, re-bound to each new index.
+
+:meth:`LivePipeline.swap` makes a copy of the pipeline bound to the new index (and to its
+threshold, unless MIN_SCORE fixes one: a lexical-only index gates with the lexical threshold,
+the full index with the hybrid one) and replaces the served one in a single assignment.
+``answer()`` takes the served pipeline once, so a question in flight is answered, cached and
+keyed entirely on the index it started with — the index version stays in every cache key.
+Cache, chat model and reviewed answers are shared by all copies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+
+from rag.pipeline import DEFAULT_SCOPE, Pipeline
+from rag.results import Result
+from rag.search.holder import IndexHolder, Mode
+from rag.search.index import Index
+
+
+class LivePipeline:
+    def __init__(
+        self, pipeline: Pipeline, *, mode: Mode = "full", fixed_min_score: float | None = None
+    ) -> None:
+        self._pipeline = pipeline
+        self.fixed_min_score = fixed_min_score
+        self.holder = IndexHolder(pipeline.index, mode=mode)
+        self.follower: Callable[[], Awaitable[None]] | None = None
+        """What keeps this pipeline current while it serves (a refresher's ``run``)."""
+
+    @property
+    def index(self) -> IndexHolder:
+        """The live view: citation buttons and the review desk always see the served index."""
+        return self.holder
+
+    @property
+    def pipeline(self) -> Pipeline:
+        return self._pipeline
+
+    async def answer(self, question: str, *, scope: str = DEFAULT_SCOPE) -> Result:
+        return await self._pipeline.answer(question, scope=scope)
+
+    def swap(self, index: Index, *, mode: Mode, documents: int | None = None) -> None:
+        min_score = self.fixed_min_score if self.fixed_min_score is not None else index.min_score
+        self._pipeline = replace(self._pipeline, index=index, min_score=min_score)
+        self.holder.swap(index, mode=mode, documents=documents)
+
+    async def follow(self) -> None:
+        """Runs until cancelled: the edge starts it with the app and cancels it at shutdown."""
+        if self.follower is not None:
+            await self.follower()
+
+    async def aclose(self) -> None:
+        await self._pipeline.aclose()

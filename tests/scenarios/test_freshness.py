@@ -1,0 +1,244 @@
+"""The running bot follows its documents, over signed HTTP as Slack drives it.
+
+The app is composed as ``python -m bot`` does, with the pipeline ``rag.serve_pipeline`` makes
+(index built from DOCS_DIR into INDEX_DIR, refresher running beside the app); questions go in
+as signed mentions and the answers are read from the fake Slack Web API.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.embeddings import Embeddings
+from redis.asyncio import Redis
+
+from rag import guarded, serve_pipeline
+from rag.cache.reviewed import ReviewedAnswers
+from rag.ingest.coordination import PREFIX, corpus_id
+from rag.ingest.refresh import index_builder
+from rag.search.embeddings import HashingEmbeddings
+from rag.settings import Settings, secret
+from tests.fakes.slack_api import FakeSlackApi
+from tests.scenarios.harness import (
+    CHANNEL,
+    DOCS,
+    RunningBot,
+    bot_env,
+    compose,
+    envelope,
+    mention,
+)
+
+PRICE = "流利级的课程费是多少？"
+LEAVE = "How many days of annual leave do I get?"
+SERVED_WITHIN = 10.0
+
+
+class CountingEmbeddings(Embeddings):
+    """Test-speed embeddings that count the passages they embed."""
+
+    def __init__(self) -> None:
+        self.inner = HashingEmbeddings()
+        self.identity = self.inner.identity
+        self.embedded = 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.embedded += len(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.inner.embed_query(text)
+
+
+@pytest.fixture
+def folders(tmp_path: Path) -> tuple[Path, Path]:
+    docs = tmp_path / "docs"
+    shutil.copytree(DOCS, docs)
+    return docs, tmp_path / "index"
+
+
+def env(slack: FakeSlackApi, docs: Path, index: Path, **extra: str) -> dict[str, str]:
+    variables = {
+        "DOCS_DIR": str(docs),
+        "INDEX_DIR": str(index),
+        "EMBEDDINGS": "none",
+        "REFRESH_SECONDS": "0",
+    }
+    return bot_env(slack, **{**variables, **extra})
+
+
+@asynccontextmanager
+async def fresh_bot(
+    variables: dict[str, str], embeddings: Any = None
+) -> AsyncIterator[tuple[RunningBot, str]]:
+    """The composed bot over a live pipeline; yields it and its /healthz URL."""
+    settings = Settings.from_env(variables)
+    url = secret(settings.redis_url)
+    redis = None if url is None else guarded(Redis.from_url(url))
+    extra = {} if embeddings is None else {"embeddings": embeddings}
+
+    def pipeline(settings: Settings, reviewed: ReviewedAnswers) -> Any:
+        return serve_pipeline(settings, redis=redis, reviewed=reviewed, **extra)
+
+    try:
+        async with compose(variables, pipeline=pipeline, with_review=False) as served:
+            yield RunningBot(served.url, served.http, served.handled), f"{served.url}/healthz"
+    finally:
+        if redis is not None:
+            await redis.aclose()
+
+
+async def ask(bot: RunningBot, slack: FakeSlackApi, question: str) -> str:
+    event = mention(question)
+    await bot.send(envelope(event))
+
+    def replied() -> bool:
+        thread = slack.thread(CHANNEL, event["ts"])
+        return any(message.edits for message in thread)
+
+    await slack.wait_until(replied, within=10)
+    return "\n".join(message.text for message in slack.thread(CHANNEL, event["ts"]))
+
+
+async def rag_index(docs: Path, index: Path) -> float:
+    """``python -m rag index`` against the bot's folders; returns when it finished."""
+    variables = {**os.environ, "DOCS_DIR": str(docs), "INDEX_DIR": str(index), "EMBEDDINGS": "none"}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "rag", "index", env=variables, stdout=asyncio.subprocess.DEVNULL
+    )
+    assert await process.wait() == 0
+    return time.monotonic()
+
+
+async def until(check: Any, within: float, every: float = 0.3) -> float:
+    """Seconds until ``await check()`` is true (polling), else AssertionError."""
+    started = time.monotonic()
+    while not await check():
+        if time.monotonic() - started > within:
+            msg = f"not within {within} s"
+            raise AssertionError(msg)
+        await asyncio.sleep(every)
+    return time.monotonic() - started
+
+
+def reprice(docs: Path) -> None:
+    courses = docs / "courses.md"
+    courses.write_text(courses.read_text(encoding="utf-8").replace("4800", "5200"), "utf-8")
+
+
+async def test_an_edit_and_rag_index_are_answered_within_10_s_without_a_restart(
+    slack_api: FakeSlackApi, folders: tuple[Path, Path]
+) -> None:
+    docs, index = folders
+    async with fresh_bot(env(slack_api, docs, index)) as (bot, _):
+        assert "4800" in await ask(bot, slack_api, PRICE)
+        reprice(docs)
+        await rag_index(docs, index)
+
+        async def new_figure() -> bool:
+            return "5200" in await ask(bot, slack_api, PRICE)
+
+        await until(new_figure, SERVED_WITHIN)
+
+
+async def test_a_deleted_document_stops_being_cited(
+    slack_api: FakeSlackApi, folders: tuple[Path, Path]
+) -> None:
+    docs, index = folders
+    async with fresh_bot(env(slack_api, docs, index)) as (bot, _):
+        assert "15 working days" in await ask(bot, slack_api, LEAVE)
+        (docs / "hr" / "annual-leave.md").unlink()
+        await rag_index(docs, index)
+
+        async def forgotten() -> bool:
+            return "15 working days" not in await ask(bot, slack_api, LEAVE)
+
+        await until(forgotten, SERVED_WITHIN)
+        buttons = [
+            element["value"]
+            for message in slack_api.messages
+            if message.edits and message is slack_api.messages[-1]
+            for block in message.blocks
+            if block["type"] == "actions"
+            for element in block["elements"]
+        ]
+        assert not any("annual-leave.md" in value for value in buttons)
+
+
+async def test_an_edit_with_no_command_is_answered_after_the_next_scan(
+    slack_api: FakeSlackApi, folders: tuple[Path, Path]
+) -> None:
+    docs, index = folders
+    async with fresh_bot(env(slack_api, docs, index, REFRESH_SECONDS="1")) as (bot, health):
+        assert "4800" in await ask(bot, slack_api, PRICE)
+        reprice(docs)
+        edited = time.monotonic()
+
+        async def new_figure() -> bool:
+            return "5200" in await ask(bot, slack_api, PRICE)
+
+        await until(new_figure, 1 + SERVED_WITHIN)
+        async with bot.http.get(health) as response:
+            state = (await response.json())["index"]
+        assert state["last_refresh"]["trigger"] == "docs changed"
+        assert state["last_refresh"]["outcome"] == "swapped"
+        assert state["mode"] == "full"
+        assert time.monotonic() - edited < 1 + SERVED_WITHIN
+
+
+@pytest.fixture
+def shared_redis(redis_url: str, folders: tuple[Path, Path]) -> Iterator[str]:
+    yield redis_url
+    docs, index = folders
+
+    async def clear() -> None:
+        client = Redis.from_url(redis_url)
+        keys = [k async for k in client.scan_iter(f"{PREFIX}{corpus_id(docs, index)}:*")]
+        if keys:
+            await client.delete(*keys)
+        await client.aclose()
+
+    asyncio.run(clear())
+
+
+async def test_two_processes_on_one_redis_embed_a_change_once_and_both_serve_it(
+    slack_api: FakeSlackApi, folders: tuple[Path, Path], shared_redis: str
+) -> None:
+    docs, index = folders
+    index_builder(docs, index, embeddings=HashingEmbeddings(), min_score=None)()  # deployed
+    variables = env(
+        slack_api, docs, index, REDIS_URL=shared_redis, REFRESH_SECONDS="1", MIN_SCORE="-1"
+    )
+    first, second = CountingEmbeddings(), CountingEmbeddings()
+    async with (
+        fresh_bot(variables, first) as (bot_a, health_a),
+        fresh_bot(variables, second) as (bot_b, health_b),
+    ):
+        assert first.embedded == second.embedded == 0  # both loaded what was built
+        versions: list[str] = []
+        for health in (health_a, health_b):
+            async with bot_a.http.get(health) as response:
+                versions.append((await response.json())["index"]["version"])
+        reprice(docs)
+
+        async def both_new() -> bool:
+            seen = []
+            for health in (health_a, health_b):
+                async with bot_a.http.get(health) as response:
+                    seen.append((await response.json())["index"]["version"])
+            return len(set(seen)) == 1 and seen[0] != versions[0]
+
+        await until(both_new, 1 + SERVED_WITHIN)
+        assert sorted([first.embedded, second.embedded])[0] == 0
+        assert first.embedded + second.embedded > 0  # the changed passages, embedded once
+        assert "5200" in await ask(bot_a, slack_api, PRICE)
+        assert "5200" in await ask(bot_b, slack_api, PRICE)
