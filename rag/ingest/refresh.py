@@ -28,8 +28,9 @@ from langchain_core.embeddings import Embeddings
 from rag.chunks import content_hash
 from rag.ingest.build import load_or_build
 from rag.ingest.coordination import Announcer, BuildLock
-from rag.ingest.loaders import discover
+from rag.ingest.loaders import discover, load_folder
 from rag.live import LivePipeline
+from rag.search.embeddings import CachedEmbeddings, embedder_identity
 from rag.search.holder import Mode, Refresh
 from rag.search.index import Index
 
@@ -200,11 +201,36 @@ class Refresher:
         )
 
 
+class Counted(Embeddings):
+    """Passes through to ``inner`` (same identity, so the same cached vectors) and reports each
+    batch of passages it embedded: the backfill's progress."""
+
+    def __init__(self, inner: Embeddings, on_batch: Callable[[int], None]) -> None:
+        self.inner = inner
+        self.identity = embedder_identity(inner)
+        self.on_batch = on_batch
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        vectors = self.inner.embed_documents(texts)
+        self.on_batch(len(texts))
+        return vectors
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.inner.embed_query(text)
+
+
 def index_builder(
-    docs_dir: Path, index_dir: Path, *, embeddings: Embeddings | None, min_score: float | None
+    docs_dir: Path,
+    index_dir: Path,
+    *,
+    embeddings: Embeddings | None,
+    min_score: float | None,
+    on_batch: Callable[[int], None] | None = None,
 ) -> Build:
     """The incremental build of :func:`rag.ingest.build.load_or_build`, with one embedder kept
     for every rebuild (the bundled model loads once per process)."""
+    if embeddings is not None and on_batch is not None:
+        embeddings = Counted(embeddings, on_batch)
 
     def build() -> Built:
         index, report = load_or_build(
@@ -215,6 +241,20 @@ def index_builder(
         return Built(index, "full", documents, skipped)
 
     return build
+
+
+def lexical_build(docs_dir: Path, *, min_score: float | None) -> Built:
+    """Passages and the lexical index only — seconds, where embedding takes minutes — so a bot
+    on a new or much-changed folder answers at once (with the lexical gate's threshold)."""
+    docs, skipped = load_folder(docs_dir)
+    index = Index.from_documents(docs, embeddings=None, min_score=min_score)
+    return Built(index, "lexical", len(docs), tuple((s.path, s.reason) for s in skipped))
+
+
+def vectors_missing(index_dir: Path, embeddings: Embeddings, index: Index) -> int:
+    """About how many of ``index``'s passages the embedding cache has no vector for."""
+    cached = CachedEmbeddings(embeddings, index_dir)
+    return max(0, len({chunk.hash for chunk in index.chunks}) - len(cached))
 
 
 def _fingerprint_or_none(docs_dir: Path) -> str | None:

@@ -11,6 +11,7 @@ import asyncio
 import os
 import shutil
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -242,3 +243,46 @@ async def test_two_processes_on_one_redis_embed_a_change_once_and_both_serve_it(
         assert first.embedded + second.embedded > 0  # the changed passages, embedded once
         assert "5200" in await ask(bot_a, slack_api, PRICE)
         assert "5200" in await ask(bot_b, slack_api, PRICE)
+
+
+class GatedEmbeddings(CountingEmbeddings):
+    """Embeds only once the test opens the gate: the dense half takes "long"."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        assert self.gate.wait(30), "the test never opened the gate"
+        return super().embed_documents(texts)
+
+
+async def test_a_bot_on_a_folder_with_no_index_answers_lexically_at_once_then_at_full_quality(
+    slack_api: FakeSlackApi, folders: tuple[Path, Path]
+) -> None:
+    docs, index = folders
+    embeddings = GatedEmbeddings()
+    started = time.monotonic()
+    async with fresh_bot(env(slack_api, docs, index), embeddings) as (bot, health):
+        reply = await ask(bot, slack_api, PRICE)
+        assert "4800" in reply  # answered from the lexical index, with its own threshold
+        assert time.monotonic() - started < 30
+        async with bot.http.get(health) as response:
+            state = (await response.json())["index"]
+        assert state["mode"] == "lexical"
+        assert state["backfill"]["done"] == 0
+        assert state["backfill"]["total"] > 0
+        assert embeddings.embedded == 0
+
+        embeddings.gate.set()
+
+        async def full() -> bool:
+            async with bot.http.get(health) as response:
+                return (await response.json())["index"]["mode"] == "full"  # type: ignore[no-any-return]
+
+        await until(full, SERVED_WITHIN)
+        async with bot.http.get(health) as response:
+            state = (await response.json())["index"]
+        assert state["backfill"]["done"] == embeddings.embedded == state["backfill"]["total"]
+        assert state["last_refresh"]["trigger"] == "backfill"
+        assert (index / "manifest.json").exists()  # the next start loads it, embedding nothing
