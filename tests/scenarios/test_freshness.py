@@ -13,6 +13,7 @@ import shutil
 import sys
 import threading
 import time
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -99,8 +100,9 @@ async def fresh_bot(
 
 
 async def ask(bot: RunningBot, slack: FakeSlackApi, question: str) -> str:
-    event = mention(question)
-    await bot.send(envelope(event))
+    # Unique ids: with REDIS_URL the dedupe of an earlier run would take a repeated one as seen.
+    event = mention(question, ts=f"{time.time():.6f}")
+    await bot.send(envelope(event, event_id=f"Ev{uuid.uuid4().hex[:12]}"))
 
     def replied() -> bool:
         thread = slack.thread(CHANNEL, event["ts"])
