@@ -131,7 +131,7 @@ class Refresher:
             seen = fingerprint or await asyncio.to_thread(_fingerprint_or_none, self.docs_dir)
             built = await asyncio.to_thread(self.build)
             self.fingerprint = seen
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - any failed build keeps the served index
             self._failed(trigger, error, time.perf_counter() - started)
             if fingerprint is not None:
                 self.fingerprint = fingerprint  # don't retry until the documents change again
