@@ -104,11 +104,8 @@ async def ask(bot: RunningBot, slack: FakeSlackApi, question: str) -> str:
     event = mention(question, ts=f"{time.time():.6f}")
     await bot.send(envelope(event, event_id=f"Ev{uuid.uuid4().hex[:12]}"))
 
-    def replied() -> bool:
-        thread = slack.thread(CHANNEL, event["ts"])
-        return any(message.edits for message in thread)
-
-    await slack.wait_until(replied, within=10)
+    await bot.idle()  # the listener has run: the reply is posted
+    await slack.wait_until(lambda: bool(slack.thread(CHANNEL, event["ts"])), within=10)
     return "\n".join(message.text for message in slack.thread(CHANNEL, event["ts"]))
 
 
