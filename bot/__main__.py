@@ -33,6 +33,7 @@ from bot.audience import Audiences
 from bot.console import banner, chat
 from bot.conversation import Conversations, FollowUpSwitch
 from bot.dedupe import Dedupe
+from bot.digest import WeekClaims, WeeklyDigest, weekly_report
 from bot.feedback import Votes
 from bot.feishu.app import add_feishu
 from bot.feishu.retry import ApiRetry
@@ -45,6 +46,7 @@ from bot.review.state import ReviewState
 from bot.settings import BotSettings
 from bot.slack.app import build_app
 from bot.slack.client import RateLimitRetry, web_client
+from bot.slack.digest import poster
 from bot.slack.listeners import review
 from bot.slack.review_board import SlackReviewBoard
 from bot.slack.server import BOLT, HEALTH_PATH, BoltSlot, add_events_route
@@ -315,14 +317,34 @@ def _add_slack(
                 slot.bolt, secret(settings.app_token), web_client=client
             )
             await socket.connect_async()  # type: ignore[no-untyped-call]
+        digest = _digest(settings, client, redis, records)
         try:
             yield
         finally:
+            if digest is not None:
+                digest.cancel()
             if socket is not None:
                 await socket.close_async()  # type: ignore[no-untyped-call]
             await session.close()
 
     app.cleanup_ctx.append(slack)
+
+
+def _digest(
+    settings: BotSettings,
+    client: AsyncWebClient,
+    redis: GuardedRedis | None,
+    records: Background | None,
+) -> asyncio.Task[None] | None:
+    """The weekly digest in REVIEW_CHANNEL (DIGEST=weekly), checked in the background."""
+    if settings.digest != "weekly" or records is None or settings.review_channel is None:
+        return None
+    weekly = WeeklyDigest(
+        WeekClaims(None if redis is None else redis.client, settings.rag.index_dir),
+        weekly_report(records.store, ReviewState(redis)),
+        poster(client, settings.review_channel),
+    )
+    return asyncio.create_task(weekly.run())
 
 
 async def _console(

@@ -37,6 +37,14 @@ def _port(raw: Any) -> int:
     return int(text)
 
 
+def _digest(raw: Any) -> str:
+    text = str(raw).strip().lower()
+    if text not in {"weekly", "off"}:
+        msg = f"DIGEST={raw!r} is not known; use weekly (default) or off"
+        raise SettingsError(msg)
+    return text
+
+
 def _api_url(raw: Any) -> str:
     text = str(raw)
     parsed = urlparse(text)
@@ -81,6 +89,8 @@ class BotSettings(EdgeSettings):
     review_channel: str | None = None
     reviewers: Annotated[tuple[str, ...], NoDecode, BeforeValidator(_reviewers)] = ()
     follow_ups: Annotated[bool, BeforeValidator(_on_off)] = True
+    digest: Annotated[Literal["weekly", "off"], BeforeValidator(_digest)] = "weekly"
+    """DIGEST: the weekly digest in REVIEW_CHANNEL (bot/digest.py)."""
     slack_client_id: SecretStr | None = Field(None, exclude=True, repr=False)
     slack_client_secret: SecretStr | None = Field(None, exclude=True, repr=False)
     """Read only to refuse them: they would switch Bolt to multi-workspace OAuth."""

@@ -95,6 +95,9 @@ if TYPE_CHECKING:
     from rag.report.store import (
         record_store as record_store,
     )
+    from rag.report.summary import (
+        build_report as build_report,
+    )
     from rag.results import (
         Answer as Answer,
     )
@@ -175,6 +178,7 @@ _HOME = {
     "ReviewRecord": "rag.report.records",
     "question_record": "rag.report.records",
     "RecordStore": "rag.report.store",
+    "build_report": "rag.report.summary",
     "record_store": "rag.report.store",
     "Answer": "rag.results",
     "Hit": "rag.results",

@@ -1,0 +1,157 @@
+"""The weekly digest for REVIEW_CHANNEL: what the documents could not answer this week.
+
+Content (platform-neutral text): the most-asked unanswered questions, grouped by meaning as in
+``rag report``; the review backlog; 👎 feedback once it is recorded. Posting is the platform's
+(:mod:`bot.slack.digest`), and only ever to REVIEW_CHANNEL — the channel trusted with every
+scope, since the questions come from every channel.
+
+Schedule (``DIGEST=weekly``, the default; ``off``): never at start-up. The first digest is due
+one week after the bot first ran (remembered in Redis, else under INDEX_DIR), then weekly. Each
+week is claimed once across all processes (Redis ``SET NX``, else an exclusive file create), so
+however many processes run, one digest is posted per week.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from redis.asyncio import Redis
+
+from bot.review.state import ReviewState
+from rag import RecordStore, build_report
+
+logger = logging.getLogger(__name__)
+
+WEEK_SECONDS = 7 * 86400
+CHECK_SECONDS = 600.0
+"""How often a process checks whether a digest is due (a week late by at most this)."""
+TOP_QUESTIONS = 5
+PREFIX = "citebot:digest:"
+
+
+def digest_text(report: dict[str, Any], backlog: int) -> str:
+    totals = report["totals"]
+    lines = [
+        f"*Weekly digest* ({report['since'][:10]} – {report['until'][:10]}): "
+        f"{totals['asked']} questions, {totals['answered']} answered, {totals['refused']} "
+        f"refused, {totals['sent_to_review']} sent to review.",
+        "",
+        "*Asked but not answered by the documents* (most asked first):",
+    ]
+    groups = report["unanswered"][:TOP_QUESTIONS]
+    for group in groups:
+        wording = group["question"] or "(text not kept: RECORD_QUESTIONS=false)"
+        lines.append(f"• {group['count']}× {wording}")
+    if not groups:
+        lines.append("• none this week")
+    down = report["feedback"]["down"]
+    lines += [
+        "",
+        f"*Review backlog:* {backlog} open",
+        f"*👎 feedback:* {'not recorded yet' if down is None else down}",
+    ]
+    return "\n".join(lines)
+
+
+class WeekClaims:
+    """When the bot first ran, and which week's digest is already claimed — shared."""
+
+    def __init__(self, redis: Redis | None, directory: Path) -> None:
+        self.redis = redis
+        self.directory = directory / "digest"
+
+    async def first_run(self, now: float) -> float:
+        if self.redis is not None:
+            await self.redis.set(f"{PREFIX}first-run", str(now), nx=True)
+            value = await self.redis.get(f"{PREFIX}first-run")
+            return float(value) if value is not None else now
+        return await asyncio.to_thread(self._file_first_run, now)
+
+    def _file_first_run(self, now: float) -> float:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        path = self.directory / "first-run"
+        if self._create(path, str(now)):
+            return now
+        return float(path.read_text(encoding="utf-8"))
+
+    async def claim(self, week: int) -> bool:
+        if self.redis is not None:
+            key = f"{PREFIX}week:{week}"
+            return bool(await self.redis.set(key, str(os.getpid()), nx=True, ex=2 * WEEK_SECONDS))
+        return await asyncio.to_thread(self._create, self.directory / f"week-{week}", "")
+
+    @staticmethod
+    def _create(path: Path, text: str) -> bool:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with path.open("x", encoding="utf-8") as file:  # exclusive: one creator wins
+                file.write(text)
+        except FileExistsError:
+            return False
+        return True
+
+
+def weekly_report(records: RecordStore, state: ReviewState) -> Callable[[], Awaitable[str]]:
+    """The digest's text from the last week's records and the open reviews."""
+
+    async def compose() -> str:
+        until = time.time()
+        since = until - WEEK_SECONDS
+        questions, reviews = await records.questions(since), await records.reviews(since)
+        # Identical questions are grouped (as spelled); ``rag report`` also groups by meaning.
+        report = build_report(
+            questions,
+            reviews,
+            since=since,
+            until=until,
+            where=records.where,
+            documents=None,
+            embeddings=None,
+        )
+        return digest_text(report, len(await state.pending()))
+
+    return compose
+
+
+class WeeklyDigest:
+    def __init__(
+        self,
+        claims: WeekClaims,
+        compose: Callable[[], Awaitable[str]],
+        post: Callable[[str], Awaitable[None]],
+        *,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.claims = claims
+        self.compose = compose
+        self.post = post
+        self.clock = clock
+        self.sleep = sleep
+        self._first: float | None = None
+
+    async def tick(self) -> bool:
+        """Post this week's digest if it is due and no process has; ``True`` when posted."""
+        now = self.clock()
+        if self._first is None:
+            self._first = await self.claims.first_run(now)
+        week = int((now - self._first) // WEEK_SECONDS)
+        if week < 1 or not await self.claims.claim(week):
+            return False
+        await self.post(await self.compose())
+        logger.info("weekly digest %d posted", week)
+        return True
+
+    async def run(self) -> None:
+        while True:
+            try:
+                await self.tick()
+            except Exception:
+                logger.exception("weekly digest check failed; trying again later")
+            await self.sleep(CHECK_SECONDS)
