@@ -385,6 +385,7 @@ def main() -> int:
             redis=redis,
             reviewed=reviewed,
             scopes=None if scopes is None else scopes.catalog,
+            full_index_first=settings.mode == "console" and feishu is None,
         )
     except (SettingsError, OSError) as error:
         print(f"citebot: cannot open the documents index: {error}", file=sys.stderr)

@@ -57,8 +57,11 @@ def serve_pipeline(
     reviewed: ReviewedAnswers | None = None,
     embeddings: Embeddings | object | None = FROM_SETTINGS,
     scopes: ScopeCatalog | None = None,
+    full_index_first: bool = False,
 ) -> LivePipeline:
-    """``embeddings``: EMBEDDINGS' embedder unless given (a test counts what is embedded)."""
+    """``embeddings``: EMBEDDINGS' embedder unless given (a test counts what is embedded).
+    ``full_index_first``: embed everything before returning (the console chat, which runs no
+    background backfill, would otherwise answer from the lexical index for good)."""
     if embeddings is FROM_SETTINGS:
         embeddings = embeddings_from_settings(settings)
     assert embeddings is None or isinstance(embeddings, Embeddings)
@@ -74,7 +77,7 @@ def serve_pipeline(
         known: str | None = fingerprint(settings.docs_dir)  # before the build: no change missed
     except OSError:
         known = None
-    built, missing = _first_build(settings, embeddings, build)
+    built, missing = (build(), 0) if full_index_first else _first_build(settings, embeddings, build)
     pipeline = pipeline_around(built.index, settings, redis=redis, reviewed=reviewed, scopes=scopes)
     live = LivePipeline(pipeline, mode=built.mode, fixed_min_score=settings.min_score)
     backfill.live = live
