@@ -64,17 +64,25 @@ def _on_off(raw: Any) -> bool:
     raise SettingsError(msg)
 
 
-def _reviewers(raw: Any) -> tuple[str, ...]:
+def id_list(raw: Any, *, valid: re.Pattern[str], complaint: str, hint: str) -> tuple[str, ...]:
+    """Comma-separated ids, deduplicated in order; one line naming every invalid one
+    (``{complaint}: a, b; {hint}``). Shared by REVIEWERS and FEISHU_REVIEWERS."""
     parts = raw.split(",") if isinstance(raw, str) else list(raw)
     ids = tuple(dict.fromkeys(part.strip() for part in parts if part.strip()))
-    bad = [value for value in ids if not _USER_ID.match(value)]
+    bad = [value for value in ids if not valid.match(value)]
     if bad:
-        msg = (
-            f"REVIEWERS has values that are not Slack user IDs: {', '.join(bad)}; "
-            "use comma-separated IDs like U012ABCDEF (profile → ⋮ → Copy member ID)"
-        )
+        msg = f"{complaint}: {', '.join(bad)}; {hint}"
         raise SettingsError(msg)
     return ids
+
+
+def _reviewers(raw: Any) -> tuple[str, ...]:
+    return id_list(
+        raw,
+        valid=_USER_ID,
+        complaint="REVIEWERS has values that are not Slack user IDs",
+        hint="use comma-separated IDs like U012ABCDEF (profile → ⋮ → Copy member ID)",
+    )
 
 
 class BotSettings(EdgeSettings):

@@ -16,6 +16,7 @@ from urllib.parse import urlparse
 from pydantic import BeforeValidator, Field, SecretStr
 from pydantic_settings import NoDecode
 
+from bot.settings import id_list
 from rag import EdgeSettings, SettingsError
 
 DEFAULT_API_URL = "https://open.feishu.cn"
@@ -69,16 +70,12 @@ def _review_chat(raw: Any) -> str | None:
 
 
 def _reviewers(raw: Any) -> tuple[str, ...]:
-    parts = raw.split(",") if isinstance(raw, str) else list(raw)
-    ids = tuple(dict.fromkeys(part.strip() for part in parts if part.strip()))
-    bad = [value for value in ids if not _OPEN_ID.match(value)]
-    if bad:
-        msg = (
-            f"FEISHU_REVIEWERS has values that are not open_ids: {', '.join(bad)}; "
-            "use comma-separated ids like ou_7d8a6e6df7621556ce0d21922b676706"
-        )
-        raise SettingsError(msg)
-    return ids
+    return id_list(
+        raw,
+        valid=_OPEN_ID,
+        complaint="FEISHU_REVIEWERS has values that are not open_ids",
+        hint="use comma-separated ids like ou_7d8a6e6df7621556ce0d21922b676706",
+    )
 
 
 _WHERE = {
