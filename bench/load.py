@@ -123,33 +123,41 @@ class FlakyChatModel(BaseChatModel):
 
 
 def serve() -> int:
-    """The bot as ``python -m bot`` composes it (HTTP mode), with the flaky model when
-    BENCH_FAIL_RATE > 0. Runs in the child process the benchmark starts."""
+    """The bot as ``python -m bot`` composes it (HTTP mode, :func:`bot.root.run.compose`), over
+    ``rag.build_pipeline``'s pipeline (no DOCS_DIR follower) with the flaky model when
+    BENCH_FAIL_RATE > 0, and no question records. Runs in the child process the benchmark
+    starts."""
     from aiohttp import web
 
-    from bot.__main__ import create_web_app, redis_client, reviewed_answers
-    from bot.settings import BotSettings
-    from rag import secret
+    from bot.root.config import Config
+    from bot.root.run import compose
+    from bot.root.services import ClosablePipeline, Seams
+    from rag import GuardedRedis, ReviewedAnswers
     from rag.assemble import build_pipeline
     from rag.generate.llm import Generator
     from rag.generate.retry import RetryPolicy
 
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    settings = BotSettings.from_env(os.environ)
-    redis = redis_client(secret(settings.rag.redis_url))
-    reviewed = reviewed_answers(redis)
-    pipeline = build_pipeline(settings.rag, redis=redis, reviewed=reviewed)
     fail_rate = float(os.environ.get("BENCH_FAIL_RATE", "0"))
-    if fail_rate > 0:
-        flaky = FlakyChatModel(inner=pipeline.generator.model, fail_rate=fail_rate)
-        policy = RetryPolicy(
-            max_attempts=settings.rag.llm_max_attempts,
-            deadline_seconds=settings.rag.llm_deadline_seconds,
-            backoff=RETRY_WAIT,
-        )
-        pipeline.generator = Generator(flaky, policy)
-    app = create_web_app(settings, pipeline=pipeline, redis=redis, reviewed=reviewed)
-    web.run_app(app, host="127.0.0.1", port=settings.port, access_log=None, print=None)
+
+    def pipeline(
+        config: Config, redis: GuardedRedis | None, reviewed: ReviewedAnswers
+    ) -> ClosablePipeline:
+        built = build_pipeline(config.bot.rag, redis=redis, reviewed=reviewed)
+        if fail_rate > 0:
+            flaky = FlakyChatModel(inner=built.generator.model, fail_rate=fail_rate)
+            policy = RetryPolicy(
+                max_attempts=config.bot.rag.llm_max_attempts,
+                deadline_seconds=config.bot.rag.llm_deadline_seconds,
+                backoff=RETRY_WAIT,
+            )
+            built.generator = Generator(flaky, policy)
+        return built
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    composed = compose(os.environ, Seams(pipeline=pipeline, records=lambda *_: None))
+    assert composed.app is not None, "the benchmark sets SLACK_BOT_TOKEN"
+    port = composed.config.bot.port
+    web.run_app(composed.app, host="127.0.0.1", port=port, access_log=None, print=None)
     return 0
 
 

@@ -8,7 +8,7 @@
               -> Answering (the neutral core) -> FeishuEvents; the bot's open_id fetched
       cleanup running answers finished (or cancelled after a grace period), session closed
 The pipeline, Redis and the reviewed-answer store are shared with Slack and owned by the
-composition root (bot/__main__.py), which closes them.
+composition root (bot/root/web.py), which closes them.
 """
 
 from __future__ import annotations

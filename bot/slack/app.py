@@ -1,7 +1,7 @@
 """The Bolt app: listeners registered, one error handler, nothing else.
 
 ``build_app`` receives everything already built (client, answer pipeline, dedupe, the review
-desk's hooks) from the composition root (``bot/__main__.py``) or a test, and registers the thin
+desk's hooks) from the composition root (``bot/root/slack.py``) or a test, and registers the thin
 listeners. ``register_extra`` lets other parts (the review desk's actions, App Home) add their
 listeners to the same app. Unexpected errors end in :func:`bot.slack.errors.apologise`.
 """

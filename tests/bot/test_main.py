@@ -1,4 +1,4 @@
-"""The composition root: which routes each mode serves, and what /healthz says about Redis."""
+"""The composition root (bot/root/): the routes each mode serves, what /healthz says of Redis."""
 
 from __future__ import annotations
 
@@ -10,11 +10,14 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from bot.__main__ import create_web_app, redis_client, reviewed_answers
 from bot.feishu.server import EVENTS_PATH as FEISHU_EVENTS_PATH
 from bot.feishu.settings import FeishuSettings
+from bot.root.config import Config
+from bot.root.services import Seams, Services, redis_client, reviewed_answers
+from bot.root.web import create_web_app
 from bot.settings import BotSettings
 from bot.slack.server import EVENTS_PATH, HEALTH_PATH
+from rag import GuardedRedis
 from rag.cache.answers import MemoryCache
 from rag.generate.extractive import ExtractiveChatModel
 from rag.generate.llm import Generator
@@ -50,6 +53,20 @@ def _settings(slack_api: FakeSlackApi, **extra: str) -> BotSettings:
     )
 
 
+def _app(
+    settings: BotSettings,
+    index: Index,
+    *,
+    feishu: FeishuSettings | None = None,
+    redis: GuardedRedis | None = None,
+    with_review: bool = True,
+) -> web.Application:
+    """The root's web app over a test pipeline, without question records (nothing is asked)."""
+    services = Services(redis=redis, reviewed=reviewed_answers(redis), pipeline=_pipeline(index))
+    config = Config(bot=settings, feishu=feishu, scopes=None)
+    return create_web_app(config, services, Seams(records=lambda *_: None, with_review=with_review))
+
+
 def _paths(app: web.Application) -> set[str]:
     return {resource.canonical for resource in app.router.resources()}
 
@@ -58,16 +75,12 @@ def test_socket_mode_serves_no_event_route_that_would_skip_signatures(
     slack_api: FakeSlackApi, index: Index
 ) -> None:
     settings = _settings(slack_api, app_token="xapp-1-test")
-    app = create_web_app(
-        settings, pipeline=_pipeline(index), redis=None, reviewed=reviewed_answers(None)
-    )
+    app = _app(settings, index)
     assert _paths(app) == {HEALTH_PATH}
 
 
 def test_http_mode_serves_events_and_health(slack_api: FakeSlackApi, index: Index) -> None:
-    app = create_web_app(
-        _settings(slack_api), pipeline=_pipeline(index), redis=None, reviewed=reviewed_answers(None)
-    )
+    app = _app(_settings(slack_api), index)
     assert _paths(app) == {EVENTS_PATH, HEALTH_PATH}
 
 
@@ -82,13 +95,7 @@ async def served(
         dead = f"redis://127.0.0.1:{sock.getsockname()[1]}/0"
     for url in (redis_url, dead):
         redis = redis_client(url)
-        app = create_web_app(
-            _settings(slack_api),
-            pipeline=_pipeline(index),
-            redis=redis,
-            reviewed=reviewed_answers(redis),
-            with_review=False,
-        )
+        app = _app(_settings(slack_api), index, redis=redis, with_review=False)
         runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)
@@ -123,34 +130,16 @@ def _feishu() -> FeishuSettings:
 
 
 def test_feishu_alone_serves_its_events_and_health(index: Index) -> None:
-    app = create_web_app(
-        BotSettings(rag=Settings()),
-        pipeline=_pipeline(index),
-        redis=None,
-        reviewed=reviewed_answers(None),
-        feishu=_feishu(),
-    )
+    app = _app(BotSettings(rag=Settings()), index, feishu=_feishu())
     assert _paths(app) == {FEISHU_EVENTS_PATH, HEALTH_PATH}
 
 
 def test_slack_and_feishu_share_one_app(slack_api: FakeSlackApi, index: Index) -> None:
-    app = create_web_app(
-        _settings(slack_api),
-        pipeline=_pipeline(index),
-        redis=None,
-        reviewed=reviewed_answers(None),
-        feishu=_feishu(),
-    )
+    app = _app(_settings(slack_api), index, feishu=_feishu())
     assert _paths(app) == {EVENTS_PATH, FEISHU_EVENTS_PATH, HEALTH_PATH}
 
 
 def test_feishu_long_connection_serves_no_event_route(index: Index) -> None:
     settings = FeishuSettings(app_id="cli_citebottest00001", app_secret="s", mode="ws")
-    app = create_web_app(
-        BotSettings(rag=Settings()),
-        pipeline=_pipeline(index),
-        redis=None,
-        reviewed=reviewed_answers(None),
-        feishu=settings,
-    )
+    app = _app(BotSettings(rag=Settings()), index, feishu=settings)
     assert _paths(app) == {HEALTH_PATH}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.__main__ import main
+from bot.root.run import main
 
 
 def test_a_bad_scopes_file_stops_the_bot_with_file_line_and_key(

@@ -1,11 +1,12 @@
 """Drive the real bot like Slack does: signed HTTP requests in, the fake Web API watching out.
 
-:func:`compose` builds the app as ``python -m bot`` does — settings read from an environment
-mapping (:func:`bot_env`: HTTP mode, ``SLACK_API_URL`` at a
-:class:`~tests.fakes.slack_api.FakeSlackApi`), Redis client, reviewed answers, pipeline,
-``bot.__main__.create_web_app`` — and serves it on a free 127.0.0.1 port. A test may hand it a
-pipeline (:func:`hashing_pipeline`: the sample docs/ with test-speed embeddings and a chat model
-the test chooses); without one it is ``rag.build_pipeline``'s, from the settings. :func:`start_bot`
+:func:`compose` builds the app with the function ``python -m bot`` calls
+(:func:`bot.root.run.compose`: settings read from an environment mapping — :func:`bot_env`:
+HTTP mode, ``SLACK_API_URL`` at a :class:`~tests.fakes.slack_api.FakeSlackApi` —, Redis client,
+reviewed answers, pipeline, question records, web app) and serves it on a free 127.0.0.1 port.
+A test may hand it a pipeline (:func:`hashing_pipeline`: the sample docs/ with test-speed
+embeddings and a chat model the test chooses); without one it is the root's own
+(``rag.serve_pipeline``). :func:`start_bot`
 is the short form, and :class:`RunningBot` signs and sends events and clicks; ``await bot.idle()``
 returns once everything sent has been handled (:mod:`tests.fakes.handled`), so a test asserts
 "nothing else was sent" without waiting for a quiet window.
@@ -16,10 +17,11 @@ from __future__ import annotations
 import itertools
 import json
 import socket
+import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -32,14 +34,12 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 from slack_sdk.signature import SignatureVerifier
 
-from bot.__main__ import ClosablePipeline, create_web_app, redis_client, reviewed_answers
 from bot.feishu.retry import ApiRetry
-from bot.feishu.settings import FeishuSettings
 from bot.records import Background
-from bot.settings import BotSettings
+from bot.root import run as root
+from bot.root.services import ClosablePipeline, Seams
 from bot.slack.client import RateLimitRetry
 from bot.slack.server import BOLT
-from rag import build_pipeline, secret
 from rag.cache.answers import MemoryCache
 from rag.cache.reviewed import ReviewedAnswers
 from rag.generate.extractive import ExtractiveChatModel
@@ -246,7 +246,7 @@ def button_click(
 
 PipelineFactory = Callable[[Settings, ReviewedAnswers], ClosablePipeline]
 """Builds the answer pipeline from the settings and the reviewed answers the root made (a test's
-chat model and test-speed index); ``None``: ``rag.build_pipeline``, as ``python -m bot`` does."""
+chat model and test-speed index); ``None``: ``rag.serve_pipeline``'s, as ``python -m bot``."""
 
 
 def bot_env(slack: FakeSlackApi, **extra: str) -> dict[str, str]:
@@ -279,38 +279,31 @@ async def compose(
     feishu_retry: ApiRetry | None = None,
     records: Background | None = None,
 ) -> AsyncIterator[Served]:
-    """The app as ``python -m bot`` composes it from ``env`` (``bot/__main__.py`` ``main``:
-    Slack and Feishu settings, Redis client, reviewed answers, pipeline, ``create_web_app``),
-    served on a free port.
+    """The app ``python -m bot`` runs, composed from ``env`` by the same function
+    (:func:`bot.root.run.compose`), served on a free port.
 
-    The seams are the ones the composition root has: the pipeline (``pipeline``), the review
-    desk (``with_review``) and the platforms' retry waits (never slept here)."""
-    settings = BotSettings.from_env(env)
-    feishu = FeishuSettings.from_env(env)
-    scopes = read_scopes(settings.rag.scopes_file)
-    redis = redis_client(secret(settings.rag.redis_url))
-    reviewed = reviewed_answers(redis)
-    if pipeline is None:
-        catalog = None if scopes is None else scopes.catalog
-        answerer: ClosablePipeline = build_pipeline(
-            settings.rag, redis=redis, reviewed=reviewed, scopes=catalog
+    The seams are the root's (:class:`bot.root.services.Seams`): the pipeline (``pipeline``),
+    the review desk (``with_review``), the question records (``records``; by default the
+    root's own, under INDEX_DIR — a fresh directory unless ``env`` names one — or in Redis) and
+    the platforms' retry waits (never slept here)."""
+    with tempfile.TemporaryDirectory(prefix="citebot-index-") as index_dir:
+        env = {"INDEX_DIR": index_dir, **env}
+        seams = Seams(
+            rate_limit=RateLimitRetry(sleep=_no_wait, jitter=0),
+            feishu_retry=feishu_retry or ApiRetry(sleep=_no_wait),
+            with_review=with_review,
         )
-    else:
-        answerer = pipeline(settings.rag, reviewed)
-    app = create_web_app(
-        settings,
-        pipeline=answerer,
-        redis=redis,
-        reviewed=reviewed,
-        rate_limit=RateLimitRetry(sleep=_no_wait, jitter=0),
-        with_review=with_review,
-        feishu=feishu,
-        feishu_retry=feishu_retry or ApiRetry(sleep=_no_wait),
-        scopes=scopes,
-        records=records,
-    )
-    async with serving(app) as served:
-        yield served
+        if pipeline is not None:
+            factory = pipeline
+            seams = replace(
+                seams, pipeline=lambda config, _, reviewed: factory(config.bot.rag, reviewed)
+            )
+        if records is not None:
+            seams = replace(seams, records=lambda *_: records)
+        composed = root.compose(env, seams)
+        assert composed.app is not None, "a test environment without Slack or Feishu"
+        async with serving(composed.app) as served:
+            yield served
 
 
 @asynccontextmanager

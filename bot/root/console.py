@@ -1,0 +1,22 @@
+"""The local console chat (neither SLACK_BOT_TOKEN nor FEISHU_APP_ID) over the shared services,
+on stdin and stdout; closes them when the chat ends."""
+
+from __future__ import annotations
+
+import sys
+
+from bot.console import banner, chat
+from bot.root.config import Config
+from bot.root.services import Services
+
+
+async def console_chat(config: Config, services: Services) -> int:
+    greeting = banner(
+        docs_dir=str(config.bot.rag.docs_dir),
+        chunks=len(services.pipeline.index),
+        chat_model=config.bot.rag.chat_model_mode,
+    )
+    try:
+        return await chat(services.pipeline, sys.stdin, sys.stdout, greeting=greeting)
+    finally:
+        await services.aclose()

@@ -1,0 +1,133 @@
+"""What every platform shares, built once from the :class:`~bot.root.config.Config`.
+
+    Redis client (or None)  ->  reviewed answers  ->  answer pipeline  (+ question records)
+
+One Redis client for the process, behind the one failure policy (:func:`redis_client`); the
+pipeline is ``rag.serve_pipeline``'s, which follows DOCS_DIR while the bot runs. The web app
+(:mod:`bot.root.web`) or the console (:mod:`bot.root.console`) closes what is opened here.
+:class:`Seams` lists what a test or benchmark may put in their place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from redis.asyncio import Redis
+
+from bot.feishu.retry import ApiRetry
+from bot.ports import Answerer
+from bot.records import Background
+from bot.root.config import Config
+from bot.slack.client import RateLimitRetry
+from rag import (
+    GuardedRedis,
+    RedisStore,
+    ReviewedAnswers,
+    SettingsError,
+    guarded,
+    record_store,
+    secret,
+)
+
+REDIS_TIMEOUT_SECONDS = 0.5
+"""Redis answers in a millisecond; waiting longer only delays replies while it is away."""
+
+
+class ClosablePipeline(Answerer, Protocol):
+    async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class Following(Protocol):
+    """A pipeline that follows DOCS_DIR and INDEX_DIR (``rag.LivePipeline``) while it runs."""
+
+    async def follow(self) -> None: ...
+
+
+class IndexUnavailable(Exception):
+    """The documents index could not be opened or built; the message says why."""
+
+
+PipelineFactory = Callable[[Config, GuardedRedis | None, ReviewedAnswers], ClosablePipeline]
+RecordsFactory = Callable[[Config, GuardedRedis | None], Background | None]
+
+
+def redis_client(url: str | None) -> GuardedRedis | None:
+    """The one Redis client of the process, behind the one failure policy (short timeouts,
+    a breaker shared by the answer cache, dedupe, review state and reviewed answers, one
+    warning per outage). The answer cache bounds its own calls tighter (0.2 s)."""
+    if url is None:
+        return None
+    return GuardedRedis.from_url(
+        url,
+        connect_timeout_seconds=REDIS_TIMEOUT_SECONDS,
+        socket_timeout_seconds=REDIS_TIMEOUT_SECONDS,
+        timeout_seconds=REDIS_TIMEOUT_SECONDS,
+    )
+
+
+def reviewed_answers(redis: Redis | GuardedRedis | None) -> ReviewedAnswers:
+    shared = guarded(redis)
+    return ReviewedAnswers(RedisStore(shared)) if shared else ReviewedAnswers.in_memory()
+
+
+def serving_pipeline(
+    config: Config, redis: GuardedRedis | None, reviewed: ReviewedAnswers
+) -> ClosablePipeline:
+    """The live pipeline over DOCS_DIR. The console embeds everything first: it runs no
+    background backfill, so it would otherwise stay lexical."""
+    from rag import serve_pipeline  # heavy (index, embeddings): imported once settings are valid
+
+    return serve_pipeline(
+        config.bot.rag,
+        redis=redis,
+        reviewed=reviewed,
+        scopes=None if config.scopes is None else config.scopes.catalog,
+        full_index_first=config.console,
+    )
+
+
+def question_records(config: Config, redis: GuardedRedis | None) -> Background:
+    """Records for ``rag report``: in Redis when there is one, else under INDEX_DIR."""
+    rag = config.bot.rag
+    client = None if redis is None else redis.client
+    return Background(record_store(rag.index_dir, client, retention_days=rag.retention_days))
+
+
+@dataclass(frozen=True)
+class Seams:
+    """What a test or a benchmark may swap; ``python -m bot`` runs with the defaults."""
+
+    pipeline: PipelineFactory = serving_pipeline
+    records: RecordsFactory = question_records
+    rate_limit: RateLimitRetry | None = None
+    """Slack's 429 waits (``None``: slept as Slack asks)."""
+    feishu_retry: ApiRetry | None = None
+    """The Open API client's retry waits (``None``: slept)."""
+    with_review: bool = True
+    """Off: no review desk, an unverified draft is refused (scenarios about answering alone)."""
+
+
+@dataclass
+class Services:
+    redis: GuardedRedis | None
+    reviewed: ReviewedAnswers
+    pipeline: ClosablePipeline
+
+    async def aclose(self) -> None:
+        await self.pipeline.aclose()
+        if self.redis is not None:
+            await self.redis.aclose()
+
+
+def open_services(config: Config, pipeline: PipelineFactory = serving_pipeline) -> Services:
+    """Raises :class:`IndexUnavailable` when the documents cannot be indexed."""
+    redis = redis_client(secret(config.bot.rag.redis_url))
+    reviewed = reviewed_answers(redis)
+    try:
+        answerer = pipeline(config, redis, reviewed)
+    except (SettingsError, OSError) as error:
+        raise IndexUnavailable(str(error)) from error
+    return Services(redis=redis, reviewed=reviewed, pipeline=answerer)

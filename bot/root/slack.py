@@ -1,0 +1,190 @@
+"""Slack on the web app (SLACK_BOT_TOKEN): built at startup, closed at cleanup.
+
+    startup  HTTP session -> AsyncWebClient (SLACK_API_URL, 429 retry) -> review desk in
+             REVIEW_CHANNEL (bot/review/desk.py; its Slack side bot/slack/review_board.py)
+             -> Bolt app (bot/slack/app.py) -> Socket Mode connected (SLACK_APP_TOKEN), or
+             POST /slack/events served (bot/slack/server.py, routed by bot/root/web.py)
+             -> the weekly digest in the background (DIGEST=weekly)
+    cleanup  digest cancelled, Socket Mode closed, session closed
+The pipeline and Redis are shared with Feishu and closed by bot/root/web.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+
+import aiohttp
+from aiohttp import web
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.audience import Audiences
+from bot.conversation import Conversations, FollowUpSwitch
+from bot.dedupe import Dedupe
+from bot.digest import WeekClaims, WeeklyDigest, weekly_report
+from bot.feedback import Votes
+from bot.ports import Answerer
+from bot.records import Background
+from bot.review.desk import ReviewDesk
+from bot.review.state import ReviewState
+from bot.root.config import Config
+from bot.root.services import Seams
+from bot.slack.app import build_app
+from bot.slack.client import web_client
+from bot.slack.digest import poster
+from bot.slack.listeners import review
+from bot.slack.review_board import SlackReviewBoard
+from bot.slack.server import BOLT, BoltSlot
+from bot.slack.usergroups import SlackUserGroups
+from rag import GuardedRedis, Pipeline, ReviewedAnswers, Rewriter, SettingsError, secret
+
+logger = logging.getLogger("citebot")
+
+
+def rewriter(config: Config, pipeline: Answerer) -> Rewriter:
+    """Follow-ups rewritten by the configured chat model; by rules alone when there is none
+    (the offline answerer is no rewriter)."""
+    if config.bot.rag.llm_configured and isinstance(pipeline, Pipeline):
+        return Rewriter(pipeline.generator)
+    return Rewriter()
+
+
+def review_desk(
+    config: Config,
+    *,
+    client: AsyncWebClient,
+    redis: GuardedRedis | None,
+    reviewed: ReviewedAnswers,
+    pipeline: Answerer,
+    records: Background | None,
+) -> ReviewDesk:
+    channel = config.bot.review_channel
+    if channel is None:
+        msg = "REVIEW_CHANNEL is required for the review desk"
+        raise SettingsError(msg)
+    board = SlackReviewBoard(client, channel)
+    return ReviewDesk(
+        board=board,
+        askers=board,
+        state=ReviewState(redis),
+        index=pipeline.index,
+        reviewed=reviewed,
+        reviewers=frozenset(config.bot.reviewers) or None,
+        on_decision=None if records is None else records.review_writer(),
+    )
+
+
+def slack_app(
+    config: Config,
+    *,
+    client: AsyncWebClient,
+    pipeline: Answerer,
+    redis: GuardedRedis | None,
+    reviewed: ReviewedAnswers,
+    with_review: bool,
+    records: Background | None,
+) -> AsyncApp:
+    """The Bolt app with its listeners, the review desk's included (unless ``with_review``
+    is off, when an unverified draft is refused instead)."""
+    settings, scopes = config.bot, config.scopes
+    groups = SlackUserGroups(client) if scopes is not None and scopes.usergroups else None
+    audiences = Audiences(scopes, review_channel=settings.review_channel, groups=groups)
+    desk: ReviewDesk | None = None
+    if with_review:
+        desk = review_desk(
+            config,
+            client=client,
+            redis=redis,
+            reviewed=reviewed,
+            pipeline=pipeline,
+            records=records,
+        )
+    else:
+        logger.warning("review desk off: unverified answers are refused")
+    return build_app(
+        client=client,
+        signing_secret=secret(settings.signing_secret) if settings.mode == "http" else None,
+        answerer=pipeline,
+        dedupe=Dedupe(redis),
+        review=desk,
+        register_extra=(lambda bolt: review.register(bolt, desk)) if desk else None,
+        log_questions=settings.rag.log_questions,
+        audiences=audiences,
+        conversations=Conversations(redis),
+        rewriter=rewriter(config, pipeline),
+        follow_ups=FollowUpSwitch(settings.follow_ups, scopes.follow_ups if scopes else {}),
+        votes=Votes(redis, log_questions=settings.rag.log_questions),
+    )
+
+
+def add_slack(
+    app: web.Application,
+    config: Config,
+    *,
+    pipeline: Answerer,
+    redis: GuardedRedis | None,
+    reviewed: ReviewedAnswers,
+    seams: Seams,
+    records: Background | None,
+) -> None:
+    """The Bolt app in ``app[BOLT]`` from startup on (the events route reads it there)."""
+    settings = config.bot
+    if settings.bot_token is None or settings.review_channel is None:
+        msg = "Slack needs SLACK_BOT_TOKEN and REVIEW_CHANNEL (validated settings)"
+        raise SettingsError(msg)
+    token = settings.bot_token.get_secret_value()
+    slot = BoltSlot()
+    app[BOLT] = slot
+
+    async def slack(_: web.Application) -> AsyncIterator[None]:
+        session = aiohttp.ClientSession()
+        client = web_client(
+            token, base_url=settings.api_url, session=session, rate_limit=seams.rate_limit
+        )
+        slot.bolt = slack_app(
+            config,
+            client=client,
+            pipeline=pipeline,
+            redis=redis,
+            reviewed=reviewed,
+            with_review=seams.with_review,
+            records=records,
+        )
+        socket: AsyncSocketModeHandler | None = None
+        if settings.mode == "socket":
+            socket = AsyncSocketModeHandler(
+                slot.bolt, secret(settings.app_token), web_client=client
+            )
+            await socket.connect_async()  # type: ignore[no-untyped-call]
+        digest = weekly_digest(config, client, redis, records)
+        try:
+            yield
+        finally:
+            if digest is not None:
+                digest.cancel()
+            if socket is not None:
+                await socket.close_async()  # type: ignore[no-untyped-call]
+            await session.close()
+
+    app.cleanup_ctx.append(slack)
+
+
+def weekly_digest(
+    config: Config,
+    client: AsyncWebClient,
+    redis: GuardedRedis | None,
+    records: Background | None,
+) -> asyncio.Task[None] | None:
+    """The weekly digest in REVIEW_CHANNEL (DIGEST=weekly), checked in the background."""
+    settings = config.bot
+    if settings.digest != "weekly" or records is None or settings.review_channel is None:
+        return None
+    weekly = WeeklyDigest(
+        WeekClaims(None if redis is None else redis.client, settings.rag.index_dir),
+        weekly_report(records.store, ReviewState(redis)),
+        poster(client, settings.review_channel),
+    )
+    return asyncio.create_task(weekly.run())

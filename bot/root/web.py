@@ -1,0 +1,121 @@
+"""The aiohttp app: every route the bot serves, and the order things open and close.
+
+routes   POST /slack/events (HTTP mode; bot/slack/server.py), POST /feishu/events (Feishu
+         http mode; bot/feishu/app.py), GET /healthz (bot/health.py)
+startup  shared: the pipeline starts following DOCS_DIR; then Slack (bot/root/slack.py)
+         and Feishu (bot/feishu/app.py) build their clients and listeners
+cleanup  in reverse: the platforms close, then the follower, the pipeline (its question
+         records drained) and the Redis client
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from bot.feishu.app import add_feishu
+from bot.health import health_handler
+from bot.ports import SourceIndex
+from bot.records import RecordingAnswerer
+from bot.root.config import Config
+from bot.root.services import ClosablePipeline, Following, Seams, Services
+from bot.root.slack import add_slack
+from bot.slack.server import HEALTH_PATH, add_events_route
+from rag import GuardedRedis, SettingsError
+
+logger = logging.getLogger("citebot")
+
+
+def create_web_app(
+    config: Config, services: Services, seams: Seams | None = None
+) -> web.Application:
+    """Slack (SLACK_BOT_TOKEN), Feishu (FEISHU_APP_ID) or both, on one aiohttp app.
+
+    The pipeline must hold SCOPES_FILE's catalog (:func:`bot.root.services.serving_pipeline`
+    gives it), or every scoped question finds nothing."""
+    seams = seams or Seams()
+    settings = config.bot
+    if settings.bot_token is None and config.feishu is None:
+        msg = "create_web_app needs SLACK_BOT_TOKEN or FEISHU_APP_ID (validated settings)"
+        raise SettingsError(msg)
+    pipeline: ClosablePipeline = services.pipeline
+    records = seams.records(config, services.redis)
+    if records is not None:
+        pipeline = RecordingAnswerer(
+            pipeline,
+            records,
+            record_questions=settings.rag.record_questions,
+            log_questions=settings.rag.log_questions,
+        )
+    app = web.Application()
+    _routes(app, config, index=pipeline.index, redis=services.redis)
+    app.cleanup_ctx.append(_shared(services, pipeline))  # first, so closed last
+    if settings.bot_token is not None:
+        add_slack(
+            app,
+            config,
+            pipeline=pipeline,
+            redis=services.redis,
+            reviewed=services.reviewed,
+            seams=seams,
+            records=records,
+        )
+    if config.feishu is not None:
+        add_feishu(
+            app,
+            config.feishu,
+            pipeline=pipeline,
+            redis=services.redis,
+            reviewed=services.reviewed,
+            log_questions=settings.rag.log_questions,
+            retry=seams.feishu_retry,
+            scopes=config.scopes,
+        )
+    return app
+
+
+def _routes(
+    app: web.Application, config: Config, *, index: SourceIndex, redis: GuardedRedis | None
+) -> None:
+    if config.bot.mode == "http":
+        add_events_route(app)
+    health = health_handler(
+        index=index,
+        redis=redis.client if redis else None,
+        chat_model=config.bot.rag.chat_model_mode,
+        mode=config.mode,
+        scopes_version=None if config.scopes is None else config.scopes.version,
+        details=getattr(index, "describe", None),  # a live index says how fresh it is
+    )
+    app.router.add_get(HEALTH_PATH, health)
+
+
+def _shared(
+    services: Services, pipeline: ClosablePipeline
+) -> Callable[[web.Application], AsyncIterator[None]]:
+    """What both platforms answer through: the pipeline following DOCS_DIR while the app runs,
+    then closed with the Redis client."""
+    raw = services.pipeline
+    following = raw.follow if isinstance(raw, Following) else None
+
+    async def shared(_: web.Application) -> AsyncIterator[None]:
+        follower = None if following is None else asyncio.create_task(following())
+        try:
+            yield
+        finally:
+            if follower is not None:
+                follower.cancel()
+            closers: list[Callable[[], Awaitable[Any]]] = [pipeline.aclose]
+            if services.redis is not None:
+                closers.append(services.redis.aclose)
+            for close in reversed(closers):
+                try:
+                    await close()
+                except Exception:
+                    logger.exception("closing %r failed", close)
+
+    return shared
