@@ -13,7 +13,8 @@ import re
 from collections.abc import Callable, Sequence
 
 from rag.check.citations import sentences
-from rag.check.numbers import key, number_values, quantities
+from rag.check.numbers import key, quantities
+from rag.check.source_numbers import number_values
 from rag.language import detect_language
 from rag.markers import MARKER
 from rag.results import Hit

@@ -45,8 +45,9 @@ from rag.check.coverage import (
     covering_sentences,
     needs_source,
 )
-from rag.check.numbers import Quantity, number_values, quantities
+from rag.check.numbers import Quantity, quantities
 from rag.check.problem_texts import ProblemTexts
+from rag.check.source_numbers import number_readings, number_values
 from rag.language import Language, detect_language
 from rag.markers import cited_numbers
 from rag.messages import is_refusal_text
@@ -113,7 +114,7 @@ class Report:
 @dataclass(slots=True)
 class _Sources:
     hits: Sequence[Hit]
-    _numbers: dict[int, frozenset[float]]
+    _numbers: dict[int, tuple[frozenset[float], frozenset[float]]]
     _terms: dict[int, set[str]]
     _languages: dict[int, Language] = field(default_factory=dict)
 
@@ -123,10 +124,10 @@ class _Sources:
 
     def numbers(self, n: int, *, ordinals: bool = False) -> frozenset[float]:
         """The amounts source ``n`` mentions (with its ranks, too, when ``ordinals``)."""
-        slot = -n if ordinals else n
-        if slot not in self._numbers:
-            self._numbers[slot] = number_values(self.text(n), ordinals=ordinals)
-        return self._numbers[slot]
+        if n not in self._numbers:  # both readings in one pass over the source
+            self._numbers[n] = number_readings(self.text(n))
+        amounts, ranks = self._numbers[n]
+        return ranks if ordinals else amounts
 
     def terms(self, n: int) -> set[str]:
         if n not in self._terms:

@@ -23,14 +23,7 @@ from dataclasses import dataclass, field
 
 from rag.check.entities import Grounds, missing_names
 from rag.check.modality import flipped
-from rag.check.support import (
-    MIN_CONTENT_WORDS,
-    Window,
-    best_window,
-    content_words,
-    coverage,
-    windows,
-)
+from rag.check.support import MIN_CONTENT_WORDS, Passage, content_words, coverage
 from rag.language import Language, detect_language
 from rag.results import Hit
 
@@ -57,7 +50,7 @@ class ClaimSources:
 
     hits: Sequence[Hit]
     question: str = ""
-    _windows: dict[tuple[int, Language], tuple[Window, ...]] = field(default_factory=dict)
+    _passages: dict[tuple[int, Language], Passage] = field(default_factory=dict)
     _languages: dict[int, Language] = field(default_factory=dict)
 
     def language(self, n: int) -> Language:
@@ -69,10 +62,10 @@ class ClaimSources:
         chunk = self.hits[n - 1].chunk
         return "\n".join((chunk.title, *chunk.heading, chunk.text))
 
-    def windows(self, n: int, language: Language) -> tuple[Window, ...]:
-        if (n, language) not in self._windows:
-            self._windows[n, language] = windows(self.text(n), language)
-        return self._windows[n, language]
+    def passage(self, n: int, language: Language) -> Passage:
+        if (n, language) not in self._passages:
+            self._passages[n, language] = Passage(self.text(n), language)
+        return self._passages[n, language]
 
 
 def judge(
@@ -92,7 +85,7 @@ def judge(
     names = tuple(missing_names(plain, language, grounds))
     if len(wanted) < MIN_CONTENT_WORDS or calculates:
         return Finding(1.0, missing_names=names)
-    best = [w for n in refs if (w := best_window(wanted, sources.windows(n, language)))]
+    best = [sources.passage(n, language).best(wanted) for n in refs]
     support = coverage(wanted, frozenset().union(*(window.held(wanted) for window in best)))
     window = max(best, key=lambda window: len(window.held(wanted))).text if best else ""
     return Finding(

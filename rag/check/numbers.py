@@ -15,8 +15,9 @@ Two readings of the same text:
   text rather than state an amount and are skipped; Arabic digits always count, ordinals
   included (``第 3 级``), except digits glued to a letter before them: ``BiVO4``, ``H1N1``,
   ``Q3`` are codes (the named-thing rule grounds them whole), not amounts.
-* :func:`number_values` (the source side) is generous: every numeral a source writes, with or
-  without a unit, so a faithful answer is never blamed for how the source spelled a number.
+* :func:`source_quantities` (the source side; see :mod:`rag.check.source_numbers`) is
+  generous: every numeral a source writes, with or without a unit, so a faithful answer is
+  never blamed for how the source spelled a number.
 
 Hand-written rather than taken from a library: the converters on the index (cn2an & co.)
 convert whole strings, while the hard part here is deciding which spans are quantities at
@@ -102,10 +103,6 @@ _MONTHS = {
     for name in names
 }  # fmt: skip
 _MONTH = re.compile(r"\b(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b\.?")
-_LIST_NUMBERING = re.compile(
-    r"^[ \t>*#-]*(?:\d{1,2}(?:[.．](?!\d)|[)、])|[(（]\d{1,2}[)）]|[一二三四五六七八九十]+、)",
-    re.MULTILINE,
-)
 _RANK_WORD = re.compile(
     r"(?:\b(?:level|grade|step|article|section|chapter|clause|item|rule|tier|stage|phase|no\.?)|#)"
     r"\s*$",
@@ -273,28 +270,7 @@ def quantities(text: str) -> list[Quantity]:
     return sorted(found, key=lambda quantity: quantity.start)
 
 
-def number_values(text: str, *, ordinals: bool = False) -> frozenset[float]:
-    """Every amount a source mentions (generous reading), for grounding answers against it.
-
-    Ranks — ``第三次``, and list numbering such as "3. 流利级" or "三、退费计算口径" — are left
-    out unless ``ordinals`` is set: "免费转班三次" is not grounded by "第三次起收费", nor
-    "两个月" by an item numbered "2.", while "Level 3" may be grounded by "3. 流利级".
-    """
-    text = normalise_digits(text)
-    if not ordinals:
-        return _values(_LIST_NUMBERING.sub(lambda match: " " * len(match.group()), text))
-    listed = {v for match in _LIST_NUMBERING.finditer(text) for v in _listed(match.group())}
-    return _values(text, ranks=True) | listed
-
-
-def _values(text: str, *, ranks: bool = False) -> frozenset[float]:
-    found = _arabic(text) + _chinese(text, strict=False) + _english(text, strict=False)
-    return frozenset(v for q in found if ranks or not q.ordinal for v in q.values)
-
-
-def _listed(marker: str) -> set[float]:
-    digits = re.search(r"\d+", marker)
-    if digits:
-        return {key(float(digits.group()))}
-    value = chinese_value(marker.strip(" \t>*#-、"))
-    return set() if value is None else {key(value)}
+def source_quantities(text: str) -> list[Quantity]:
+    """Every numeral ``text`` writes, with or without a unit (generous reading; ``text`` with
+    :func:`normalise_digits` applied): what a source may ground an answer with."""
+    return _arabic(text) + _chinese(text, strict=False) + _english(text, strict=False)

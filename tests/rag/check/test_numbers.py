@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rag.check.numbers import chinese_value, key, number_values, quantities
+from rag.check.numbers import chinese_value, key, quantities
+from rag.check.source_numbers import number_values
 
 
 def values(text: str) -> list[set[float]]:
