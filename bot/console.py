@@ -93,7 +93,7 @@ async def answer_line(answerer: Answerer, line: str) -> str:
         # Only the operator sees this: in Slack the draft goes to reviewers, not the asker.
         lines.append("  [unverified draft, not shown to Slack users]")
         lines.append("  " + result.draft.replace("\n", "\n  "))
-        lines += [f"  - {problem}" for problem in result.problems]
+        lines += [f"  - {problem.message}" for problem in result.problems]
     return "\n".join(lines)
 
 

@@ -28,7 +28,7 @@ Platform side, for the review desk (:mod:`bot.review.desk` drives it, one object
 
 Neutral core side, used by a platform's listeners: :class:`ReviewHooks` is what the answering
 core needs from the desk (submit a draft, offer "Ask a human" under a refusal). The buttons'
-payload is a :class:`~bot.review.state.Ticket`, which a platform renders as its button value.
+payload is a :class:`~bot.review.records.Ticket`, which a platform renders as its button value.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from bot.review.state import Decision, Ticket
-from rag import Answer, Chunk, Hit, Language, Refusal, Result, Unverified
+from bot.review.records import Decision, Ticket
+from rag import Answer, Chunk, Hit, Language, Problem, Refusal, Result, Unverified
 
 
 class SourceIndex(Protocol):
@@ -145,7 +145,8 @@ class NewCard:
     ticket: Ticket
     question: str
     draft: str = ""
-    problems: tuple[str, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    """What the checker found (the card groups them by sentence)."""
     sources: tuple[tuple[str, float, str | None], ...] = ()
     conversation: tuple[str, ...] = ()
     """A follow-up's earlier standalone questions, oldest first (the card shows them)."""

@@ -83,6 +83,27 @@ if TYPE_CHECKING:
     from rag.pipeline import (
         Pipeline as Pipeline,
     )
+    from rag.problems import (
+        Problem as Problem,
+    )
+    from rag.problems import (
+        ProblemRecord as ProblemRecord,
+    )
+    from rag.problems import (
+        SentenceProblems as SentenceProblems,
+    )
+    from rag.problems import (
+        by_sentence as by_sentence,
+    )
+    from rag.records import (
+        Record as Record,
+    )
+    from rag.records import (
+        check_version as check_version,
+    )
+    from rag.records import (
+        validation_error as validation_error,
+    )
     from rag.report.records import (
         ReviewRecord as ReviewRecord,
     )
@@ -175,6 +196,13 @@ _HOME = {
     "Pipeline": "rag.pipeline",
     "Refresher": "rag.ingest.refresh",
     "LivePipeline": "rag.live",
+    "Problem": "rag.problems",
+    "ProblemRecord": "rag.problems",
+    "SentenceProblems": "rag.problems",
+    "by_sentence": "rag.problems",
+    "Record": "rag.records",
+    "check_version": "rag.records",
+    "validation_error": "rag.records",
     "ReviewRecord": "rag.report.records",
     "question_record": "rag.report.records",
     "RecordStore": "rag.report.store",

@@ -108,7 +108,7 @@ class Pipeline:
         draft = await self.generator.generate(build_messages(question, hits))
         timings["generate"] = _ms(step)
         step = time.perf_counter()
-        screening = screen(draft, hits, question=question)
+        screening = screen(draft, hits, question=question, language=language)
         timings["check"] = _ms(step)
         timings["total"] = _ms(started)
         if screening.refused is not None:
@@ -124,7 +124,7 @@ class Pipeline:
         report = screening.report
         if self.judge is not None:
             step = time.perf_counter()
-            judged = await self.judge.review(draft, hits)
+            judged = await self.judge.review(draft, hits, language=language)
             report = replace(report, problems=report.problems + judged.problems)
             timings["judge"] = _ms(step)
             timings["judge_tokens"] = judged.tokens
@@ -143,8 +143,9 @@ class Pipeline:
                 timings_ms=timings,
                 language=language,
             )
-        problems = tuple(problem.message for problem in report.problems)
-        return Unverified(question, draft, problems, hits, timings_ms=timings, language=language)
+        return Unverified(
+            question, draft, report.problems, hits, timings_ms=timings, language=language
+        )
 
     async def aclose(self) -> None:
         await self.cache.aclose()

@@ -13,6 +13,7 @@ from typing import Literal, cast
 from rag.chunks import Chunk
 from rag.language import Language, detect_language
 from rag.markers import cited_numbers
+from rag.problems import Problem
 
 Verdict = Literal["answer", "refusal", "unverified"]
 
@@ -95,7 +96,8 @@ class Refusal:
 class Unverified:
     question: str
     draft: str
-    problems: tuple[str, ...]
+    problems: tuple[Problem, ...]
+    """What the checker found, each with its sentence and the sources it cites."""
     hits: tuple[Hit, ...]
     timings_ms: dict[str, float] = field(default_factory=dict)
     provenance: Provenance = field(default_factory=Provenance)

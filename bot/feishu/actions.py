@@ -30,7 +30,7 @@ from bot.feishu.cards import date
 from bot.feishu.review_cards import REASON_FIELD, TEXT_FIELD
 from bot.ports import Card, SourceIndex
 from bot.review.desk import DeliveryFailed, ReviewDesk
-from bot.review.state import Decision, Ticket, TicketError, Verdict
+from bot.review.records import Decision, Ticket, TicketError, Verdict
 from bot.review.texts import Texts, texts_for
 from bot.sources import Found, SourceRef, find
 from rag import Language, detect_language

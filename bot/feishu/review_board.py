@@ -20,7 +20,7 @@ from bot.feishu.retry import FeishuApiError, describe
 from bot.feishu.review_cards import decided_card, gap_card, review_card
 from bot.feishu.thread import reply_uuid
 from bot.ports import Card, NewCard, PostedCard
-from bot.review.state import Decision, Ticket
+from bot.review.records import Decision, Ticket
 from bot.review.texts import texts_for
 from rag import Answer, Hit, Provenance, detect_language, refusal_text
 

@@ -7,7 +7,7 @@ buttons — approve, edit & send, reject — so every click carries the text the
 draft after a restart). "Approve" sends the draft as written; if the box was changed it counts
 as an edit. A knowledge-gap card has a box for a colleague's answer, Send, and Dismiss.
 
-Every button's value holds the :class:`~bot.review.state.Ticket` (as ``to_value()``) and the
+Every button's value holds the :class:`~bot.review.records.Ticket` (as ``to_value()``) and the
 question, so a decision can be delivered with no server state at all.
 """
 
@@ -18,7 +18,8 @@ from typing import Any
 
 from bot.feishu.cards import Card, Element, button, card, date, markdown, mention, plain
 from bot.ports import NewCard
-from bot.review.state import Decision, Ticket
+from bot.review.problems import shown_problems
+from bot.review.records import Decision, Ticket
 from bot.review.texts import Texts, texts_for
 
 MAX_INPUT = 1000
@@ -63,6 +64,19 @@ def _sources(new: NewCard) -> list[Element]:
     return [plain("\n".join(lines))] if lines else []
 
 
+def _problems(new: NewCard, words: Texts) -> list[Element]:
+    """Per sentence: the sentence quoted once, its problems under it. Plain text: sentences
+    and what they are checked against come from a model and from documents."""
+    groups, left_out = shown_problems(new.problems, words)
+    elements = [
+        plain("\n".join([group.heading, *(f"  • {note}" for note in group.notes)]))
+        for group in groups
+    ]
+    if left_out:
+        elements.append(plain(words.more_problems.format(count=left_out)))
+    return elements or [plain("—")]
+
+
 def review_card(new: NewCard) -> Card:
     words = texts_for(new.question)
     ticket = new.ticket
@@ -71,7 +85,7 @@ def review_card(new: NewCard) -> Card:
         markdown(f"**{words.question}**"),
         plain(new.question),
         markdown(f"**{words.problems}**"),
-        plain("\n".join(f"• {problem}" for problem in new.problems) or "—"),
+        *_problems(new, words),
         markdown(f"**{words.sources}**"),
         *_sources(new),
     ]

@@ -25,7 +25,8 @@ from datetime import UTC, datetime
 
 from bot.ports import Card, FollowUps, NewCard, Origin, ReviewBoard
 from bot.review.access import MEMBERS_TTL_SECONDS, Reviewers
-from bot.review.state import Decision, OpenReview, ReviewState, Ticket, Verdict
+from bot.review.records import Decision, OpenReview, Ticket, Verdict
+from bot.review.state import ReviewState
 from rag import (
     Chunk,
     ChunkSource,
@@ -101,7 +102,7 @@ class ReviewDesk:
             ticket,
             question=result.question,
             draft=result.draft,
-            problems=tuple(result.problems),
+            problems=result.problems,
             sources=_labelled(result.hits),
             conversation=origin.conversation,
             asked=origin.asked,
@@ -147,7 +148,15 @@ class ReviewDesk:
     async def _post(self, new: NewCard) -> None:
         posted = await self.board.post_card(new)
         card = posted.card
-        review = OpenReview(new.ticket, new.question, new.draft, card.channel, card.ts, posted.link)
+        review = OpenReview(
+            new.ticket,
+            new.question,
+            new.draft,
+            card.channel,
+            card.ts,
+            posted.link,
+            new.problems,
+        )
         await self.state.open(review)
 
     # -- what the listeners ask -------------------------------------------------------------

@@ -2,9 +2,10 @@
 
 Two places hold a review, on purpose:
 
-- the **card** (its buttons carry a compact :class:`Ticket`: review id, origin channel, thread,
-  asker, draft time, the sources' ids and hashes; the draft and question are on the card), so
-  a review can still be decided after a restart or a Redis flush;
+- the **card** (its buttons carry a compact :class:`~bot.review.records.Ticket`: review id,
+  origin channel, thread, asker, draft time, the sources' ids and hashes; the draft and
+  question are on the card), so a review can still be decided after a restart or a Redis
+  flush;
 - **Redis** holds the full record while it is open (what App Home lists) and the guard: a
   decision is ``SET NX`` on the review id, so two reviewers clicking at once, or Slack
   delivering a click twice, apply it once; the loser reads who won and when.
@@ -14,172 +15,33 @@ breaker, one warning per outage), an in-process copy answers instead: one proces
 exactly-once — claims on one review are serialised in the process, so two clicks racing
 inside it while Redis fails still apply once (and the loser learns the real winner); several
 processes without Redis could not be, and say so in the log.
+
+What is stored, and how older layouts are read, is :mod:`bot.review.records`. An open review
+that cannot be read is left out (the card is still the copy of record), with one warning per
+process; a stored decision that cannot be read still counts as decided — :meth:`claim` raises
+rather than apply a second decision over it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from redis.asyncio import Redis
 
+from bot.review.records import Decision, OpenReview, RecordError
 from rag import GuardedRedis, RedisUnavailable, guarded
 
 logger = logging.getLogger(__name__)
-
-Kind = Literal["review", "gap"]
-Verdict = Literal["approved", "edited", "rejected", "answered", "dismissed"]
-
-MAX_VALUE_CHARS = 2000
-"""Slack's limit on a button value."""
 
 DECISION_TTL_SECONDS = 30 * 86400
 MAX_LOCAL = 10_000
 """Decisions and "once" marks this process remembers (oldest forgotten first)."""
 DEFAULT_PREFIX = "citebot:review:"
 T = TypeVar("T")
-
-
-class TicketError(ValueError):
-    """A button value or modal metadata that is not one of ours (or from an old version)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Ticket:
-    """What a card's buttons carry: enough to deliver a decision with no server state."""
-
-    review_id: str
-    kind: Kind
-    channel: str
-    """Where the question was asked."""
-    thread_ts: str
-    """The asker's thread: decisions are posted there."""
-    asker: str
-    message_ts: str = ""
-    """The question's own message (for its permalink)."""
-    scope: str = "all"
-    created: float = 0.0
-    """When the draft (or the request for a human) was made, epoch seconds."""
-    sources: tuple[tuple[str, str, float], ...] = ()
-    """(chunk id, content hash, score) of each numbered source, in order."""
-    question: str = ""
-    """Only on "Ask a human" buttons (the refusal message does not show the question)."""
-
-    def to_value(self) -> str:
-        """Compact JSON within Slack's 2000 characters: trailing sources dropped, then the
-        question shortened, if needed."""
-        sources = list(self.sources)
-        question = self.question
-        while True:
-            data: dict[str, Any] = {
-                "v": 1,
-                "r": self.review_id,
-                "k": self.kind,
-                "c": self.channel,
-                "t": self.thread_ts,
-                "u": self.asker,
-                "m": self.message_ts,
-                "s": self.scope,
-                "a": round(self.created, 3),
-                "h": [[cid, digest, round(score, 4)] for cid, digest, score in sources],
-            }
-            if question:
-                data["q"] = question
-            value = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-            if len(value) <= MAX_VALUE_CHARS:
-                return value
-            if sources:
-                sources.pop()
-            elif len(question) > 1:
-                question = question[: len(question) - max(1, len(value) - MAX_VALUE_CHARS)]
-            else:
-                msg = f"ticket for review {self.review_id} is {len(value)} chars even bare"
-                raise TicketError(msg)
-
-    @classmethod
-    def from_value(cls, value: str) -> Ticket:
-        try:
-            data = json.loads(value)
-            if data.get("v") != 1 or data.get("k") not in ("review", "gap"):
-                msg = f"unknown ticket version/kind in {value[:80]!r}"
-                raise TicketError(msg)
-            return cls(
-                review_id=str(data["r"]),
-                kind=data["k"],
-                channel=str(data["c"]),
-                thread_ts=str(data["t"]),
-                asker=str(data["u"]),
-                message_ts=str(data.get("m", "")),
-                scope=str(data.get("s", "all")),
-                created=float(data.get("a", 0.0)),
-                sources=tuple((str(c), str(h), float(s)) for c, h, s in data.get("h", [])),
-                question=str(data.get("q", "")),
-            )
-        except (ValueError, KeyError, TypeError, AttributeError) as error:
-            if isinstance(error, TicketError):
-                raise
-            msg = f"not a review ticket: {value[:80]!r}"
-            raise TicketError(msg) from error
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    verdict: Verdict
-    reviewer: str
-    at: float
-    """Epoch seconds."""
-    reason: str = ""
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":"))
-
-    @classmethod
-    def from_json(cls, raw: str | bytes) -> Decision:
-        data = json.loads(raw)
-        return cls(data["verdict"], data["reviewer"], float(data["at"]), data.get("reason", ""))
-
-
-@dataclass(frozen=True, slots=True)
-class OpenReview:
-    """An undecided review as App Home lists it (and the draft when Redis still has it)."""
-
-    ticket: Ticket
-    question: str
-    draft: str = ""
-    card_channel: str = ""
-    card_ts: str = ""
-    permalink: str = ""
-    problems: tuple[str, ...] = field(default=())
-
-    def to_json(self) -> str:
-        data: dict[str, Any] = {
-            "ticket": self.ticket.to_value(),
-            "question": self.question,
-            "draft": self.draft,
-            "card_channel": self.card_channel,
-            "card_ts": self.card_ts,
-            "permalink": self.permalink,
-            "problems": list(self.problems),
-        }
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-    @classmethod
-    def from_json(cls, raw: str | bytes) -> OpenReview:
-        data = json.loads(raw)
-        return cls(
-            ticket=Ticket.from_value(data["ticket"]),
-            question=data["question"],
-            draft=data.get("draft", ""),
-            card_channel=data.get("card_channel", ""),
-            card_ts=data.get("card_ts", ""),
-            permalink=data.get("permalink", ""),
-            problems=tuple(data.get("problems", ())),
-        )
 
 
 class ReviewState:
@@ -201,6 +63,7 @@ class ReviewState:
         self._open: dict[str, OpenReview] = {}
         self._marks: dict[str, None] = {}
         self._claiming: dict[str, asyncio.Lock] = {}
+        self._warned = False
 
     @property
     def _open_key(self) -> str:
@@ -264,7 +127,13 @@ class ReviewState:
     async def decision(self, review_id: str) -> Decision | None:
         key = self._decision_key(review_id)
         raw = await self._shared(lambda r: r.get(key), None)
-        return Decision.from_json(raw) if raw is not None else self._decisions.get(review_id)
+        if raw is None:
+            return self._decisions.get(review_id)
+        try:
+            return Decision.from_json(raw)
+        except RecordError as error:
+            self._unreadable(error)
+            return self._decisions.get(review_id)
 
     async def open(self, review: OpenReview) -> None:
         review_id, value = review.ticket.review_id, review.to_json()
@@ -273,7 +142,8 @@ class ReviewState:
 
     async def get(self, review_id: str) -> OpenReview | None:
         raw = await self._shared(lambda r: r.hget(self._open_key, review_id), None)
-        return OpenReview.from_json(raw) if raw is not None else self._open.get(review_id)
+        stored = self._read(raw) if raw is not None else None
+        return stored or self._open.get(review_id)
 
     async def close(self, review_id: str) -> None:
         self._open.pop(review_id, None)
@@ -286,9 +156,23 @@ class ReviewState:
         if stored is not None:
             reviews = {}
             for value in stored.values():
-                review = OpenReview.from_json(value)
-                reviews[review.ticket.review_id] = review
+                review = self._read(value)
+                if review is not None:
+                    reviews[review.ticket.review_id] = review
         return sorted(reviews.values(), key=lambda review: review.ticket.created)
+
+    def _read(self, raw: str | bytes) -> OpenReview | None:
+        try:
+            return OpenReview.from_json(raw)
+        except RecordError as error:
+            self._unreadable(error)
+            return None
+
+    def _unreadable(self, error: RecordError) -> None:
+        """One warning per process: a damaged store would otherwise log on every App Home."""
+        if not self._warned:
+            self._warned = True
+            logger.warning("review store: left out a record it cannot read (%s)", error)
 
     async def aclose(self) -> None:
         """Closes the Redis client only if this object was told it owns it."""

@@ -23,6 +23,10 @@ class Texts:
     question: str
     draft: str
     problems: str
+    whole_answer: str
+    quoted: str
+    """A sentence of the draft quoted above its problems (``{sentence}``)."""
+    more_problems: str
     sources: str
     near_misses: str
     approve: str
@@ -70,6 +74,9 @@ ZH = Texts(
     question="问题",
     draft="草稿",
     problems="核对发现的问题",
+    whole_answer="整个回答",
+    quoted="「{sentence}」",
+    more_problems="另有 {count} 个问题未列出。",
     sources="检索到的资料（相关度）",
     near_misses="相近但不够相关的资料",
     approve="批准并发送",
@@ -123,6 +130,9 @@ EN = Texts(
     question="Question",
     draft="Draft",
     problems="What the checker found",
+    whole_answer="The answer as a whole",
+    quoted="“{sentence}”",
+    more_problems="{count} more problems not listed.",
     sources="Retrieved sources (score)",
     near_misses="Near misses (not relevant enough)",
     approve="Approve & send",

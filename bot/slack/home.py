@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.review.state import OpenReview
+from bot.review.records import OpenReview
 from bot.review.texts import EN, ZH
 from bot.slack.mrkdwn import escape
 

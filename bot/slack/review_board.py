@@ -16,7 +16,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.ports import Card, NewCard, PostedCard
-from bot.review.state import Decision, Ticket
+from bot.review.records import Decision, Ticket
 from bot.review.texts import conversation_line
 from bot.slack.reply import SlackMessage
 from bot.slack.review_cards import (

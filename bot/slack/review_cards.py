@@ -3,7 +3,7 @@
 The question and the draft are shown as ``plain_text`` sections with known block ids
 (``q.0``, ``d.0``, ``d.1`` …) so :func:`read_back` can recover them exactly from the card a
 click arrives with — the card is the copy of record when Redis has forgotten the review.
-Every button on a card carries the same :class:`~bot.review.state.Ticket` as its value.
+Every button on a card carries the same :class:`~bot.review.records.Ticket` as its value.
 User texts for reviewers and askers are in :mod:`bot.review.texts`; the modals a reviewer
 fills in are :mod:`bot.slack.review_modals`.
 """
@@ -13,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.review.state import Decision, Ticket
+from bot.review.problems import shown_problems
+from bot.review.records import Decision, Ticket
 from bot.review.texts import Texts, texts_for
 from bot.slack.limits import BUTTON_TEXT, MAX_BLOCKS, SECTION_SAFE, slack_date
 from bot.slack.mrkdwn import escape, split_text, unescape
+from rag import Problem
 
 Block = dict[str, Any]
 
@@ -81,7 +83,7 @@ def review_card(
     *,
     question: str,
     draft: str,
-    problems: Sequence[str],
+    problems: Sequence[Problem],
     sources: Sequence[tuple[str, float, str | None]],
     permalink: str,
 ) -> tuple[str, list[Block]]:
@@ -96,12 +98,7 @@ def review_card(
         label(texts.draft),
         *plain_blocks("d", draft, MAX_DRAFT_BLOCKS),
     ]
-    if problems:
-        listed = "\n".join(f"• {escape(problem)}" for problem in problems[:20])
-        blocks.append(label(texts.problems))
-        blocks.append(
-            {"type": "section", "text": {"type": "mrkdwn", "text": listed[:SECTION_SAFE]}}
-        )
+    blocks.extend(problem_blocks(texts, problems))
     blocks.extend(_sources(texts.sources, sources))
     blocks.append(
         {
@@ -115,6 +112,22 @@ def review_card(
         }
     )
     return f"{texts.review_title}: {question[:200]}", blocks
+
+
+def problem_blocks(texts: Texts, problems: Sequence[Problem]) -> list[Block]:
+    """Under the draft: per sentence, the sentence quoted once and its problems under it."""
+    if not problems:
+        return []
+    groups, left_out = shown_problems(problems, texts)
+    blocks = [label(texts.problems)]
+    for group in groups:
+        head = f"> {escape(group.sentence)}" if group.sentence else f"_{escape(group.heading)}_"
+        lines = "\n".join([head, *(f"• {escape(note)}" for note in group.notes)])
+        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": lines[:SECTION_SAFE]}})
+    if left_out:
+        more = texts.more_problems.format(count=left_out)
+        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": more}]})
+    return blocks
 
 
 def _sources(title: str, sources: Sequence[tuple[str, float, str | None]]) -> list[Block]:

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from bot.ports import Card
-from bot.review.state import Ticket, TicketError
+from bot.review.records import Ticket, TicketError
 from bot.review.texts import texts_for
 from bot.slack.limits import MODAL_TITLE, SECTION_TEXT
 from bot.slack.mrkdwn import escape

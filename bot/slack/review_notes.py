@@ -11,7 +11,7 @@ import logging
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.review.state import Decision
+from bot.review.records import Decision
 from bot.review.texts import Texts
 from bot.slack.limits import slack_date
 

@@ -8,12 +8,15 @@ crash the question that found it. The layout is the pydantic models below (``"v"
     {"v": 1, "verdict": "answer" | "refusal" | "unverified", "question", "text",
      "hits": [{"source", "heading": [...], "n", "start", "section", "title", "link",
                "doc_id", "text", "score", "lexical", "dense", "rank"}],
-     "reason" (refusal), "problems" (unverified), "timings_ms",
+     "reason" (refusal), "problems" (unverified: [{"kind", "message", "sentence", "refs",
+     "note"}]), "timings_ms",
      "created_at" (ISO 8601, UTC), "reviewed_by", "reviewed_at", "language" ("zh" | "en")}
 
 ``text`` of an ``unverified`` value is its draft. Validation is strict (no "0.8" for a
 number, no ``true`` for a position, times must carry a zone). A new layout gets a new ``v``;
-values of an unknown ``v`` are unreadable, not guessed at.
+values of an unknown ``v`` are unreadable, not guessed at. (Problems were plain strings
+before they carried their sentence and sources; the cache never keeps ``unverified`` values,
+so none of that shape can be waiting in Redis, and one would read as "not stored".)
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from pydantic import (
 
 from rag.chunks import Chunk
 from rag.language import Language
+from rag.problems import ProblemRecord
 from rag.records import Record, check_version, validation_error
 from rag.results import Answer, Hit, Provenance, Refusal, Result, Unverified
 
@@ -139,13 +143,12 @@ class StoredRefusal(_Stored):
 
 class StoredUnverified(_Stored):
     verdict: Literal["unverified"]
-    problems: list[str]
+    problems: list[ProblemRecord]
 
     def result(self) -> Result:
         question, draft, hits = self.parts()
-        return Unverified(
-            question, draft, tuple(self.problems), hits, timings_ms=dict(self.timings_ms)
-        )
+        problems = tuple(problem.problem() for problem in self.problems)
+        return Unverified(question, draft, problems, hits, timings_ms=dict(self.timings_ms))
 
 
 Stored = Annotated[StoredAnswer | StoredRefusal | StoredUnverified, Field(discriminator="verdict")]
@@ -175,7 +178,8 @@ def encode(result: Result, *, created_at: datetime | None = None) -> str:
     if isinstance(result, Refusal):
         stored = StoredRefusal(verdict="refusal", reason=result.reason, **common)
     elif isinstance(result, Unverified):
-        stored = StoredUnverified(verdict="unverified", problems=list(result.problems), **common)
+        problems = [ProblemRecord.of(problem) for problem in result.problems]
+        stored = StoredUnverified(verdict="unverified", problems=problems, **common)
     else:
         stored = StoredAnswer(verdict="answer", **common)
     return stored.model_dump_json()

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from rag.check.answer_text import Sentence, sentences
 from rag.check.arithmetic import Calculation, calculations
 from rag.check.claims import ClaimSources, Finding, judge
+from rag.check.counterparts import name_instead, number_instead
 from rag.check.coverage import (
     MIN_TERMS_TO_JUDGE,
     applicable,
@@ -51,25 +52,12 @@ from rag.check.source_numbers import number_readings, number_values
 from rag.language import Language, detect_language
 from rag.markers import cited_numbers
 from rag.messages import is_refusal_text
+from rag.problems import KINDS, Problem
 from rag.reading import claim_terms
 from rag.results import Hit
 
 __all__ = ["KINDS", "Problem", "Report", "check", "sentences"]
 
-KINDS = frozenset(
-    {
-        "unknown_reference",
-        "no_citation",
-        "ungrounded_number",
-        "wrong_arithmetic",
-        "unrelated_source",
-        "unsupported_claim",
-        "ungrounded_name",
-        "modality_mismatch",
-        "judged_unsupported",
-        "judge_unavailable",
-    }
-)
 WEAK_OVERLAP = 0.2
 STRONG_OVERLAP = 0.5
 """A cited source holding under WEAK_OVERLAP of a sentence's terms while another retrieved
@@ -79,20 +67,6 @@ TELLING_NUMBER = 10
 
 _MORE_SPECIFIC = frozenset({"ungrounded_number", "unrelated_source"})
 """A sentence already blamed for these needs no vaguer "most of it is not in [n]" as well."""
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One thing wrong with an answer, named for a reviewer in the answer's language."""
-
-    kind: str
-    message: str
-    sentence: str = ""
-
-    def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            msg = f"problem kind {self.kind!r} is not one of {sorted(KINDS)}"
-            raise ValueError(msg)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +103,9 @@ class _Sources:
         amounts, ranks = self._numbers[n]
         return ranks if ordinals else amounts
 
+    def texts(self, refs: Sequence[int]) -> list[tuple[int, str]]:
+        return [(n, self.text(n)) for n in refs]
+
     def terms(self, n: int) -> set[str]:
         if n not in self._terms:
             self._terms[n] = claim_terms(self.text(n))
@@ -140,15 +117,17 @@ class _Sources:
         return self._languages[n]
 
 
-def check(text: str, hits: Sequence[Hit], *, question: str = "") -> Report:
+def check(
+    text: str, hits: Sequence[Hit], *, question: str = "", language: Language | None = None
+) -> Report:
     """Every problem with ``text``'s citations against ``hits`` (``[n]`` = ``hits[n - 1]``).
 
     ``question``, when given, grounds the numbers the asker supplied ("还剩 12 课时").
+    ``language``: the asker's, which problems are written in (default: the answer's).
     """
-    language = detect_language(text)
     if is_refusal_text(text):
         return Report()
-    say = ProblemTexts(language, len(hits))
+    say = ProblemTexts(language or detect_language(text), len(hits))
     problems: list[Problem] = []
     found = sentences(text)
     valid = range(1, len(hits) + 1)
@@ -158,7 +137,7 @@ def check(text: str, hits: Sequence[Hit], *, question: str = "") -> Report:
     for sentence in found:
         for n in sentence.cites:
             if n not in valid:
-                problems.append(Problem("unknown_reference", say.unknown(n), sentence.text))
+                problems.append(Problem("unknown_reference", say.unknown(n), sentence.text, (n,)))
 
     covering = covering_sentences(found)
     calcs = [calculations(sentence.plain) for sentence in found]
@@ -171,7 +150,8 @@ def check(text: str, hits: Sequence[Hit], *, question: str = "") -> Report:
         amounts = quantities(sentence.plain)
         cover = covering[index]
         if cover is None and cited_anywhere and needs_source(sentence, bool(amounts)):
-            problems.append(Problem("no_citation", say.uncited(sentence.text), sentence.text))
+            message, note = say.uncited(sentence.text), say.uncited_note()
+            problems.append(Problem("no_citation", message, sentence.text, note=note))
         for calc in calcs[index]:
             if not calc.ok:
                 problems.append(Problem("wrong_arithmetic", say.arithmetic(calc), sentence.text))
@@ -186,37 +166,61 @@ def check(text: str, hits: Sequence[Hit], *, question: str = "") -> Report:
             if not _grounded(q, ranks_allowed if q.ordinal else amounts_allowed, calcs[index])
         ]
         if missing:
-            shown = refs if cited_anywhere else ()
-            problems.append(
-                Problem("ungrounded_number", say.ungrounded(missing, shown), sentence.text)
-            )
+            shown = tuple(refs) if cited_anywhere else ()
+            problems.append(_number_problem(sentence, missing, sources.texts(shown), say))
         if sentence.cites:
             problems.extend(_unrelated(found, index, covering, sources, say))
         if cover is not None and needs_source(sentence, bool(amounts)):
             finding = judge(sentence.plain, refs, claims, calculates=bool(calcs[index]))
             weakest = min(weakest, finding.support)
             named = {p.kind for p in problems if p.sentence == sentence.text} & _MORE_SPECIFIC
-            problems.extend(_claim_problems(finding, sentence, refs, say, skip_support=bool(named)))
+            cited = sources.texts(refs)
+            problems += _claim_problems(finding, sentence, cited, say, skip_support=bool(named))
     return Report(tuple(dict.fromkeys(problems)), weakest)
+
+
+def _number_problem(
+    sentence: Sentence,
+    missing: Sequence[Quantity],
+    cited: Sequence[tuple[int, str]],
+    say: ProblemTexts,
+) -> Problem:
+    """Numbers its sources lack, with what they have in their place (for the card's note)."""
+    refs = tuple(n for n, _ in cited)
+    language = detect_language(sentence.plain)
+    instead = [(q, number_instead(q, sentence.plain, cited, language)) for q in missing]
+    message, note = say.ungrounded(missing, refs), say.ungrounded_note(instead, refs)
+    return Problem("ungrounded_number", message, sentence.text, refs, note)
 
 
 def _claim_problems(
     finding: Finding,
     sentence: Sentence,
-    refs: Sequence[int],
+    cited: Sequence[tuple[int, str]],
     say: ProblemTexts,
     *,
     skip_support: bool,
 ) -> list[Problem]:
+    refs = tuple(n for n, _ in cited)
+    text = sentence.text
     problems: list[Problem] = []
     if finding.unsupported and not skip_support:
-        problems.append(Problem("unsupported_claim", say.unsupported(refs, sentence.text)))
+        message, note = say.unsupported(refs, text), say.unsupported_note(refs)
+        problems.append(Problem("unsupported_claim", message, text, refs, note))
     if finding.missing_names:
-        text = say.ungrounded_names(finding.missing_names, refs, sentence.text)
-        problems.append(Problem("ungrounded_name", text))
+        language = detect_language(sentence.plain)
+        names = [
+            (name, name_instead(name, sentence.plain, cited, language))
+            for name in finding.missing_names
+        ]
+        message = say.ungrounded_names(finding.missing_names, refs, text)
+        problems.append(
+            Problem("ungrounded_name", message, text, refs, say.names_note(names, refs))
+        )
     for modal in finding.flipped:
-        problems.append(Problem("modality_mismatch", say.flipped(modal, refs, sentence.text)))
-    return [Problem(p.kind, p.message, sentence.text) for p in problems]
+        message, note = say.flipped(modal, refs, text), say.flipped_note(modal, refs)
+        problems.append(Problem("modality_mismatch", message, text, refs, note))
+    return problems
 
 
 def _grounded(quantity: Quantity, allowed: frozenset[float], calcs: list[Calculation]) -> bool:
@@ -264,5 +268,6 @@ def _unrelated(
         unsupported = overlap[n] == 0 and not linked
         elsewhere = overlap[n] < WEAK_OVERLAP and best_uncited >= STRONG_OVERLAP and not linked
         if unsupported or elsewhere:
-            problems.append(Problem("unrelated_source", say.unrelated(n, group), found[index].text))
+            message, note = say.unrelated(n, group), say.unrelated_note(n)
+            problems.append(Problem("unrelated_source", message, found[index].text, (n,), note))
     return problems

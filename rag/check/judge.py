@@ -116,11 +116,14 @@ class ModelJudge:
         self.generator = generator
         self.model_id = f"judge:{generator.model_id}"
 
-    async def review(self, draft: str, hits: Sequence[Hit]) -> JudgeOutcome:
+    async def review(
+        self, draft: str, hits: Sequence[Hit], *, language: Language | None = None
+    ) -> JudgeOutcome:
+        """``language``: the asker's, which problems are written in (default: the draft's)."""
         claims = cited_sentences(draft, len(hits))[:MAX_SENTENCES]
         if not claims:
             return JudgeOutcome((), 0, 0.0, 0)
-        language = detect_language(draft)
+        language = language or detect_language(draft)
         started = time.perf_counter()
         try:
             reply = await self.generator.generate_reply(judge_messages(claims, hits))
@@ -133,7 +136,13 @@ class ModelJudge:
         elapsed = (time.perf_counter() - started) * 1000
         refs = dict(claims)
         problems = tuple(
-            Problem("judged_unsupported", _unsupported(language, v, refs[v.sentence]), v.sentence)
+            Problem(
+                "judged_unsupported",
+                _unsupported(language, v, refs[v.sentence]),
+                v.sentence,
+                refs[v.sentence],
+                _unsupported_note(language, v, refs[v.sentence]),
+            )
             for v in verdicts
             if not v.supported
         )
@@ -156,3 +165,12 @@ def _unsupported(language: Language, verdict: Verdict, refs: Sequence[int]) -> s
     return f"the model judge finds “{excerpt(verdict.sentence)}” not supported by {markers}" + (
         missing if verdict.missing else ""
     )
+
+
+def _unsupported_note(language: Language, verdict: Verdict, refs: Sequence[int]) -> str:
+    markers = "".join(f"[{n}]" for n in refs)
+    if language == "zh":
+        note = f"模型审核认为所引资料 {markers} 不支持这句话"
+        return note + (f"：{verdict.missing}" if verdict.missing else "")
+    note = f"the model judge finds this not supported by {markers}"
+    return note + (f": {verdict.missing}" if verdict.missing else "")

@@ -1,8 +1,11 @@
-"""What the citation checker tells a reviewer, in the answer's language.
+"""What the citation checker tells a reviewer, in the asker's language.
 
 Kept apart from the checking so the wording can change without touching the rules, and so a
 reader sees every sentence a reviewer may get in one place. Each text names the concrete
-offender (the number, the marker, the calculation) and quotes the start of the sentence.
+offender (the number, the marker, the calculation). A *message* stands alone and quotes the
+start of its sentence; a *note* (the ``*_note`` methods) is said under the sentence quoted on
+a review card, so it does not quote it again, and says what the cited source has instead of a
+wrong name or number when :mod:`rag.check.counterparts` finds it.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.check.arithmetic import Calculation
+from rag.check.counterparts import Instead
 from rag.check.numbers import Quantity
 from rag.language import Language
 
@@ -113,3 +117,64 @@ class ProblemTexts:
             f"“{excerpt(sentence)}” states {what} the opposite way to the cited source "
             f"{_markers(refs)}"
         )
+
+    # -- notes: said under the quoted sentence on a review card ----------------------------
+
+    def uncited_note(self) -> str:
+        return (
+            "这句话陈述了事实，却没有标注出处" if self._zh else "states a fact but cites no source"
+        )
+
+    def ungrounded_note(
+        self, missing: Sequence[tuple[Quantity, Instead | None]], refs: Sequence[int]
+    ) -> str:
+        parts = []
+        for quantity, instead in missing:
+            said = _shown(quantity)
+            if instead is not None:
+                parts.append(self._instead(said, instead, "has"))
+            elif self._zh:
+                where = f"所引资料 {_markers(refs)} " if refs else "提供的资料"
+                parts.append(f"「{said}」在{where}里找不到，也不是回答中算式的结果")
+            else:
+                where = f"the cited source {_markers(refs)}" if refs else "the sources provided"
+                parts.append(f"“{said}” is not in {where}, nor the result of a calculation")
+        return self._joined(parts)
+
+    def names_note(self, names: Sequence[tuple[str, Instead | None]], refs: Sequence[int]) -> str:
+        parts = []
+        for name, instead in names:
+            if instead is not None:
+                parts.append(self._instead(name, instead, "names"))
+            elif self._zh:
+                parts.append(f"「{name}」不在所引资料 {_markers(refs)} 里，也不在问题里")
+            else:
+                parts.append(
+                    f"“{name}” is in neither the cited source {_markers(refs)} nor the question"
+                )
+        return self._joined(parts)
+
+    def unrelated_note(self, n: int) -> str:
+        if self._zh:
+            return f"所引资料 [{n}] 里几乎没有这句话的内容"
+        return f"the cited source [{n}] shares (almost) nothing with this sentence"
+
+    def unsupported_note(self, refs: Sequence[int]) -> str:
+        if self._zh:
+            return f"所引资料 {_markers(refs)} 里找不到这句话的大部分内容"
+        return f"most of this sentence is not in the cited source {_markers(refs)}"
+
+    def flipped_note(self, modal: str, refs: Sequence[int]) -> str:
+        if self._zh:
+            what = "是否必须" if modal == "obligation" else "是否可以"
+            return f"{what}与所引资料 {_markers(refs)} 说的相反"
+        what = "what is required" if modal == "obligation" else "what is allowed"
+        return f"states {what} the opposite way to the cited source {_markers(refs)}"
+
+    def _instead(self, said: str, instead: Instead, verb: str) -> str:
+        if self._zh:
+            return f"回答说「{said}」，所引资料 [{instead.ref}] 写的是「{instead.text}」"
+        return f"the answer says “{said}”, [{instead.ref}] {verb} “{instead.text}”"
+
+    def _joined(self, parts: Sequence[str]) -> str:
+        return ("；" if self._zh else "; ").join(parts)

@@ -17,6 +17,7 @@ from typing import Literal
 
 from rag.check.citations import Report, check
 from rag.check.leak import recites_rules
+from rag.language import Language
 from rag.messages import is_refusal_text
 from rag.results import Hit
 
@@ -35,10 +36,13 @@ class Screening:
         return self.refused is None and not self.report.ok
 
 
-def screen(draft: str, hits: Sequence[Hit], *, question: str = "") -> Screening:
+def screen(
+    draft: str, hits: Sequence[Hit], *, question: str = "", language: Language | None = None
+) -> Screening:
+    """``language``: the asker's, which problems are written in (default: the draft's)."""
     if recites_rules(draft):
         # Talked into reciting its rules: nobody sees that, not even a reviewer.
         return Screening(Report(), "recited_rules")
     if is_refusal_text(draft):
         return Screening(Report(), "model_refused")
-    return Screening(check(draft, hits, question=question))
+    return Screening(check(draft, hits, question=question, language=language))

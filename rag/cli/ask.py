@@ -16,7 +16,8 @@ from rag.generate.llm import GenerationError
 from rag.language import detect_language
 from rag.messages import model_failure_text
 from rag.pipeline import sources_of
-from rag.results import Result
+from rag.problems import Problem
+from rag.results import Result, Unverified
 from rag.scopes.file import ScopesFile
 from rag.scopes.sets import ScopeSet, UnknownScope
 from rag.settings import Settings, SettingsError
@@ -35,10 +36,14 @@ def as_json(result: Result) -> dict[str, Any]:
         "verdict": result.verdict,
         "text": result.text,
         "sources": sources_of(result.hits),
-        "problems": list(getattr(result, "problems", ())),
+        "problems": [problem.message for problem in _problems(result)],
         "cached": result.provenance.cached_at is not None,
         "timings_ms": result.timings_ms,
     }
+
+
+def _problems(result: Result) -> tuple[Problem, ...]:
+    return result.problems if isinstance(result, Unverified) else ()
 
 
 def _width(text: str) -> int:
@@ -72,8 +77,8 @@ def as_text(result: Result) -> str:
     lines.append(
         f"verdict: {result.verdict}" + (" (cached)" if result.provenance.cached_at else "")
     )
-    for problem in getattr(result, "problems", ()):
-        lines.append(textwrap.indent(f"- {problem}", "  "))
+    for problem in _problems(result):
+        lines.append(textwrap.indent(f"- {problem.message}", "  "))
     timings = ", ".join(f"{name} {value:.1f} ms" for name, value in result.timings_ms.items())
     if timings:
         lines.append(f"timings: {timings}")

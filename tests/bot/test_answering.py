@@ -9,11 +9,12 @@ import pytest
 
 from bot.answering import Answering, cut
 from bot.ports import Origin, Reply, Unreachable
-from bot.review.state import Ticket
+from bot.review.records import Ticket
 from bot.texts import HELP, QUESTION_CUT, UNVERIFIED
 from rag import GenerationError
 from rag.chunks import Chunk
 from rag.messages import model_failure_text, refusal_text
+from rag.problems import Problem
 from rag.results import Answer, Hit, Refusal, Result, Unverified
 
 HIT = Hit(Chunk(source="refund.md", text="退费按剩余课时计算。", n=0), 0.9)
@@ -118,7 +119,9 @@ async def test_a_refusal_offers_a_human_when_a_review_desk_runs() -> None:
 
 
 async def test_an_unverified_draft_goes_to_review_and_never_to_the_asker() -> None:
-    draft = Unverified("退费怎么算？", "口语课一共六级[1]。", ("ungrounded",), (HIT,))
+    draft = Unverified(
+        "退费怎么算？", "口语课一共六级[1]。", (Problem("ungrounded_number", "ungrounded"),), (HIT,)
+    )
     review, thread = _Review(), _Thread()
     await Answering(_Answerer(draft), review=review).answer("e1", ORIGIN, thread)
     assert [r.text for r in thread.replies] == [UNVERIFIED["zh"]]
@@ -127,7 +130,7 @@ async def test_an_unverified_draft_goes_to_review_and_never_to_the_asker() -> No
 
 
 async def test_without_a_review_desk_an_unverified_draft_is_refused() -> None:
-    draft = Unverified("q", "d[1]", ("x",), (HIT,))
+    draft = Unverified("q", "d[1]", (Problem("no_citation", "x"),), (HIT,))
     thread = _Thread()
     await Answering(_Answerer(draft)).answer("e1", ORIGIN, thread)
     assert [r.text for r in thread.replies] == [refusal_text("zh")]

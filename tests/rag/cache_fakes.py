@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
+from rag.problems import Problem
 from rag.results import Answer, Refusal, Result, Unverified
 from tests.rag.factories import policy_hits
 
@@ -20,7 +21,12 @@ def refusal() -> Refusal:
 
 
 def unverified() -> Unverified:
-    return Unverified(QUESTION, "六级 [1]。", ("六级 在来源里找不到",), tuple(policy_hits()))
+    return Unverified(
+        QUESTION,
+        "六级 [1]。",
+        (Problem("ungrounded_number", "六级 在来源里找不到"),),
+        tuple(policy_hits()),
+    )
 
 
 @dataclass

@@ -106,6 +106,9 @@ async def test_every_result_carries_the_askers_language(index: Index, threshold:
     assert (type(answer), answer.language) == (Answer, "zh")
     assert (type(unverified), unverified.language) == (Unverified, "en")
     assert (type(refused), refused.language) == (Refusal, "zh")
+    assert isinstance(unverified, Unverified)
+    [problem] = unverified.problems  # a Chinese draft, reviewed for an English asker
+    assert problem.note.startswith("the answer says “六级”, [1] has “四个级别”")
 
 
 async def test_retrieved_text_reaches_the_model_with_rules_as_system_message(

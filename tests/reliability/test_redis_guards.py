@@ -15,7 +15,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.dedupe import Dedupe, event_key, message_key
-from bot.review.state import Decision, ReviewState
+from bot.review.records import Decision
+from bot.review.state import ReviewState
 from bot.root.services import redis_client
 from rag import GuardedRedis
 from tests.fakes.redis_server import OwnRedis, free_port

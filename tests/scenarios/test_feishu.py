@@ -157,6 +157,11 @@ async def test_an_unverified_answer_is_delivered_once_after_a_reviewers_approval
         await feishu.wait_until(lambda: len(feishu.in_chat(REVIEW_CHAT)) == 1)
         [card] = feishu.in_chat(REVIEW_CHAT)
         assert INVENTED in card.text
+        # the sentence quoted once, each problem under it with the source it cites
+        assert (
+            f"「{INVENTED}」\n  • 回答说「六级」，所引资料 [1] 写的是「四个级别」；"
+            "回答说「12 课时」，所引资料 [1] 写的是「16 课时」\n"
+        ) in card.text
         approve = value_of(next(b for b in buttons(card) if value_of(b)["k"] == "approve"))
         form = {"text": INVENTED, "reason": ""}
 

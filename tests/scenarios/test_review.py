@@ -76,7 +76,14 @@ async def decided(slack: FakeSlackApi, card: Message) -> Message:
 
 @pytest.mark.parametrize(
     ("draft", "problem"),
-    [(INVENTED, "六"), ("口语课共分四个级别[7]。", "7")],
+    [
+        (
+            INVENTED,
+            "回答说「六级」，所引资料 [1] 写的是「四个级别」；"
+            "回答说「12 课时」，所引资料 [1] 写的是「16 课时」",
+        ),
+        ("口语课共分四个级别[7]。", "引用了不存在的编号 [7]，本次只提供了 1~3"),
+    ],
     ids=["invented-number", "unknown-reference"],
 )
 async def test_unverified_draft_goes_to_reviewers_not_to_the_asker(
@@ -91,7 +98,8 @@ async def test_unverified_draft_goes_to_reviewers_not_to_the_asker(
         assert expected in shown
     labels = [json.dumps(block, ensure_ascii=False) for block in card.blocks]
     listed = card.blocks[next(n for n, b in enumerate(labels) if "核对发现的问题" in b) + 1]
-    assert problem in listed["text"]["text"]
+    # the sentence quoted once, under it each problem with the source marker it cites
+    assert listed["text"]["text"] == f"> {draft}\n• {problem}"
     assert "levels.md" in shown
     assert "—" in shown  # each source with its score
     assert "Approve" in shown or "批准并发送" in shown

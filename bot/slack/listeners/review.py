@@ -20,7 +20,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.ports import Card
 from bot.review.desk import DeliveryFailed, ReviewDesk
-from bot.review.state import Ticket, TicketError, Verdict
+from bot.review.records import Ticket, TicketError, Verdict
 from bot.review.texts import texts_for
 from bot.slack.errors import after_ack
 from bot.slack.listeners import home

@@ -14,7 +14,7 @@ from typing import Any
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.review.desk import DeliveryFailed, ReviewDesk
-from bot.review.state import TicketError, Verdict
+from bot.review.records import TicketError, Verdict
 from bot.review.texts import texts_for
 from bot.slack.review_cards import REASON_INPUT, SAVE_INPUT, TEXT_INPUT, read_back
 from bot.slack.review_modals import checked, from_metadata, submitted

@@ -9,12 +9,21 @@ import pytest
 
 from bot.ports import Card, NewCard, Origin, PostedCard
 from bot.review.desk import DeliveryFailed, ReviewDesk
-from bot.review.state import Decision, ReviewState, Ticket
+from bot.review.records import Decision, Ticket
+from bot.review.state import ReviewState
 from rag.chunks import Chunk
+from rag.problems import Problem
 from rag.results import Hit, Unverified
 
 CHUNK = Chunk(source="refund.md", text="退费按剩余课时计算。", n=0)
-DRAFT = Unverified("退费怎么算？", "按课时退[1]。", ("ungrounded",), (Hit(CHUNK, 0.8),))
+PROBLEM = Problem(
+    "unsupported_claim",
+    "所引资料 [1] 里找不到这句话的大部分内容：「按课时退[1]。」",
+    "按课时退[1]。",
+    refs=(1,),
+    note="所引资料 [1] 里找不到这句话的大部分内容",
+)
+DRAFT = Unverified("退费怎么算？", "按课时退[1]。", (PROBLEM,), (Hit(CHUNK, 0.8),))
 ORIGIN = Origin("chat1", "t1", "m1", "uasker", "im", "退费怎么算？", "all")
 
 
@@ -71,9 +80,10 @@ async def test_a_draft_becomes_a_card_and_an_open_review() -> None:
     await desk.submit_unverified(DRAFT, ORIGIN)
     [new] = platform.posted
     assert (new.ticket.kind, new.ticket.channel, new.ticket.asker) == ("review", "chat1", "uasker")
-    assert (new.question, new.draft) == ("退费怎么算？", "按课时退[1]。")
+    assert (new.question, new.draft, new.problems) == ("退费怎么算？", "按课时退[1]。", (PROBLEM,))
     [review] = await desk.pending()
     assert (review.card_channel, review.permalink) == ("creview", "https://example/card")
+    assert review.problems == (PROBLEM,)  # the desk keeps what the card shows
 
 
 async def test_a_decision_reaches_the_asker_once_and_closes_the_card() -> None:

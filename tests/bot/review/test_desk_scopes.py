@@ -7,7 +7,8 @@ from dataclasses import replace
 
 from bot.ports import Card
 from bot.review.desk import ReviewDesk
-from bot.review.state import ReviewState, Ticket
+from bot.review.records import Ticket
+from bot.review.state import ReviewState
 from rag.cache.reviewed import ReviewedAnswers
 from rag.results import Refusal
 from tests.bot.review.test_desk import DRAFT, ORIGIN, _Index, _Platform

@@ -11,14 +11,8 @@ from dataclasses import replace
 import pytest
 from redis.asyncio import Redis
 
-from bot.review.state import (
-    MAX_VALUE_CHARS,
-    Decision,
-    OpenReview,
-    ReviewState,
-    Ticket,
-    TicketError,
-)
+from bot.review.records import MAX_VALUE_CHARS, Decision, OpenReview, Ticket, TicketError
+from bot.review.state import ReviewState
 
 TICKET = Ticket(
     review_id="r1",

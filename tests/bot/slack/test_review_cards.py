@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bot.review.state import Decision, OpenReview, Ticket
+from bot.review.records import Decision, OpenReview, Ticket
 from bot.slack.home import age, home_view
 from bot.slack.review_cards import (
     ACTIONS_BLOCK,
@@ -23,6 +23,7 @@ from bot.slack.review_cards import (
     without_ask_button,
 )
 from bot.slack.review_modals import answer_modal, checked, edit_modal, reject_modal, submitted
+from rag.problems import Problem
 from tests.fakes.slack_blocks import block_problems, view_problems
 
 TICKET = Ticket(
@@ -36,6 +37,10 @@ TICKET = Ticket(
 )
 QUESTION = "口语课有几级？每级多少课时？"
 DRAFT = "口语课一共六级[1]，每级 12 课时[7]。"
+PROBLEMS = [
+    Problem("unknown_reference", "引用了不存在的编号 [7]，本次只提供了 1~2", DRAFT, refs=(7,)),
+    Problem("ungrounded_number", "数字「12 课时」在所引资料 [7] 里找不到", DRAFT, refs=(7,)),
+]
 SOURCES = [("levels.md · 课程级别", 0.8123, None), ("refund.md · 退费 & 转班", 0.4, "https://x/y")]
 
 
@@ -44,7 +49,7 @@ def card(draft: str = DRAFT, question: str = QUESTION) -> list[dict[str, Any]]:
         TICKET,
         question=question,
         draft=draft,
-        problems=["引用 [7] 不存在", "“12 课时”在资料里找不到"],
+        problems=PROBLEMS,
         sources=SOURCES,
         permalink="https://citebot-test.slack.com/archives/C0ASK/p1718000000000100",
     )
@@ -60,7 +65,7 @@ def test_review_card_shows_asker_link_draft_problems_and_scored_sources() -> Non
     shown = all_text(blocks)
 
     assert block_problems(blocks) == []
-    for expected in ("<@UASKER>", "<#C0ASK>", "p1718000000000100", "引用 [7] 不存在", "0.812"):
+    for expected in ("<@UASKER>", "<#C0ASK>", "p1718000000000100", "编号 [7]", "0.812"):
         assert expected in shown
     assert "退费 &amp; 转班" in shown
     assert read_back(blocks, "q") == QUESTION

@@ -15,13 +15,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.answering import Answering
 from bot.ports import Origin
-from bot.review.state import Ticket
+from bot.review.records import Ticket
 from bot.slack.client import RateLimitRetry, web_client
 from bot.slack.incoming import Incoming
 from bot.slack.listeners.questions import answer_in_slack
 from bot.texts import UNVERIFIED, WORKING
 from rag.chunks import Chunk
 from rag.messages import model_failure_text, refusal_text
+from rag.problems import Problem
 from rag.results import Answer, Hit, Refusal, Result, Unverified
 from tests.fakes.slack_api import BOT_TOKEN, FakeSlackApi
 
@@ -106,7 +107,9 @@ async def test_answer_replaces_the_placeholder_and_the_question_is_cleaned(
 async def test_unverified_goes_to_review_and_the_asker_gets_the_honest_note(
     slack_api: FakeSlackApi,
 ) -> None:
-    draft = Unverified("退费怎么算？", "口语课一共六级[1]。", ("ungrounded",), (HIT,))
+    draft = Unverified(
+        "退费怎么算？", "口语课一共六级[1]。", (Problem("ungrounded_number", "ungrounded"),), (HIT,)
+    )
     review = _Review()
     await respond(_Answerer(draft), _client(slack_api), review)
     [reply] = slack_api.messages
@@ -121,7 +124,9 @@ async def test_unverified_goes_to_review_and_the_asker_gets_the_honest_note(
 async def test_unverified_without_a_review_desk_is_refused_not_shown(
     slack_api: FakeSlackApi,
 ) -> None:
-    draft = Unverified("退费怎么算？", "口语课一共六级[1]。", ("ungrounded",), (HIT,))
+    draft = Unverified(
+        "退费怎么算？", "口语课一共六级[1]。", (Problem("ungrounded_number", "ungrounded"),), (HIT,)
+    )
     await respond(_Answerer(draft), _client(slack_api))
     assert slack_api.messages[0].text == refusal_text("zh")
 
@@ -129,7 +134,7 @@ async def test_unverified_without_a_review_desk_is_refused_not_shown(
 async def test_failed_review_submission_tells_the_asker_something_went_wrong(
     slack_api: FakeSlackApi,
 ) -> None:
-    draft = Unverified("q", "d[1]", ("x",), (HIT,))
+    draft = Unverified("q", "d[1]", (Problem("no_citation", "x"),), (HIT,))
     await respond(_Answerer(draft), _client(slack_api), _Review(fail=True))
     assert slack_api.messages[0].text == model_failure_text("zh")
 

@@ -10,6 +10,7 @@ import pytest
 
 from rag.cache.codec import VERSION, CodecError, decode, encode
 from rag.chunks import Chunk
+from rag.problems import Problem
 from rag.results import Answer, Hit, Provenance, Refusal, Unverified
 from tests.rag.factories import LEVELS_TEXT, REFUND_TEXT, policy_hits
 
@@ -58,9 +59,14 @@ def test_answer_roundtrips_with_every_chunk_field_and_review_provenance() -> Non
 
 def test_refusal_keeps_its_reason_and_unverified_its_draft_and_problems() -> None:
     refusal = Refusal("雅思保过班多少钱？", "文档里没有答案。", (), reason="model_refused")
-    unverified = Unverified(
-        "退费怎么算？", "按 80% 退 [1]。", ("80% 在来源里找不到",), tuple(policy_hits())
+    problem = Problem(
+        "ungrounded_number",
+        "数字「80%」在所引资料 [1] 里找不到，也不是回答中算式的结果",
+        "按 80% 退 [1]。",
+        refs=(1,),
+        note="回答说「80%」，所引资料 [1] 写的是「5%」",
     )
+    unverified = Unverified("退费怎么算？", "按 80% 退 [1]。", (problem,), tuple(policy_hits()))
     assert roundtrip(encode(refusal)) == refusal
     assert roundtrip(encode(unverified)) == unverified
     assert result_to_json(unverified)["text"] == "按 80% 退 [1]。"

@@ -35,6 +35,7 @@ def test_a_reference_beyond_the_sources_is_named_with_the_available_range() -> N
             "unknown_reference",
             "引用了不存在的编号 [7]，本次只提供了 1~3",
             "退费时收取 5% 的手续费[7]。",
+            refs=(7,),
         ),
     )
 

@@ -137,7 +137,11 @@ async def test_in_the_pipeline_a_judged_unsupported_answer_goes_to_review(
     openai_server.script(verdicts((1, False, "not in [1]")))
     result = await _pipeline(index, judge_for(chat_for_server()), FAITHFUL).answer(QUESTION)
     assert isinstance(result, Unverified)
-    assert any("not in [1]" in problem for problem in result.problems)
+    [judged] = [p for p in result.problems if p.kind == "judged_unsupported"]
+    assert "not in [1]" in judged.message
+    # on the card: under the quoted sentence, with the source it cites
+    assert (judged.sentence, judged.refs) == (FAITHFUL, (1,))
+    assert judged.note == "the model judge finds this not supported by [1]: not in [1]"
     assert "judge" in result.timings_ms
 
 
@@ -148,7 +152,7 @@ async def test_the_judge_never_removes_a_deterministic_problem(
     wrong = "Full-time employees receive 25 days of paid annual leave [1]."
     result = await _pipeline(index, judge_for(chat_for_server()), wrong).answer(QUESTION)
     assert isinstance(result, Unverified)
-    assert any("“25”" in problem for problem in result.problems)
+    assert any("“25”" in problem.message for problem in result.problems)
 
 
 async def test_a_judged_answer_is_cached_with_its_verdict(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from rag.problems import Problem
 from rag.report.records import keeps_text, question_key, question_record
 from rag.results import Answer, Refusal, Unverified
 from tests.rag.factories import policy_hits
@@ -52,7 +53,12 @@ def test_a_refusal_keeps_its_text_reason_and_near_misses() -> None:
 
 
 def test_record_questions_false_keeps_only_the_hash() -> None:
-    draft = Unverified("退费要多久？", "三天 [1]", ("unsupported",), tuple(policy_hits()))
+    draft = Unverified(
+        "退费要多久？",
+        "三天 [1]",
+        (Problem("unsupported_claim", "unsupported"),),
+        tuple(policy_hits()),
+    )
     record = question_record(
         draft, scope="all", index_version="v1", record_questions=False, log_questions=True
     )

@@ -1,0 +1,290 @@
+"""What a review is made of — ticket, decision, open review — and how each is written down.
+
+The values are plain dataclasses the desk and the platforms pass around; what leaves the
+process goes through a pydantic record (:class:`rag.Record`: strict, versioned), so a value
+written by one release is read back exactly by the next, or refused with one line naming the
+field — never half-read:
+
+- a :class:`Ticket` rides on every card button (Slack's ``value``, Feishu's callback value):
+  compact keys, ``{"v": 1, "r", "k", "c", "t", "u", "m", "s", "a", "h", "q"}``. Cards stay
+  in channels for months, so this layout is read as long as any card may carry it.
+- a :class:`Decision` is the exactly-once guard's value in Redis:
+  ``{"v": 1, "verdict", "reviewer", "at", "reason"}``. Decisions stored before records were
+  versioned have the same fields without ``v`` and are read as layout 1.
+- an :class:`OpenReview` is what App Home lists while a review is open:
+  ``{"v": 2, "ticket": {ticket layout}, "question", "draft", "card_channel", "card_ts",
+  "permalink", "problems": [{"kind", "message", "sentence", "refs", "note"}]}``. Layout 1 had
+  no ``v``, the ticket as its button string and problems as strings (the desk never filled
+  them): reviews open during an upgrade are read from it, so none is lost.
+
+A stored decision or open review that cannot be read is reported by :class:`RecordError`
+(callers drop it with one warning per process; see :mod:`bot.review.state`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field, ValidationError, field_validator
+
+from rag import Problem, ProblemRecord, Record, check_version, validation_error
+
+logger = logging.getLogger(__name__)
+
+Kind = Literal["review", "gap"]
+Verdict = Literal["approved", "edited", "rejected", "answered", "dismissed"]
+
+MAX_VALUE_CHARS = 2000
+"""Slack's limit on a button value."""
+TICKET_LAYOUT = 1
+DECISION_LAYOUT = 1
+OPEN_REVIEW_LAYOUT = 2
+
+
+class TicketError(ValueError):
+    """A button value or modal metadata that is not one of ours (or from an old version)."""
+
+
+class RecordError(ValueError):
+    """A stored decision or open review this code cannot read; the message names the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ticket:
+    """What a card's buttons carry: enough to deliver a decision with no server state."""
+
+    review_id: str
+    kind: Kind
+    channel: str
+    """Where the question was asked."""
+    thread_ts: str
+    """The asker's thread: decisions are posted there."""
+    asker: str
+    message_ts: str = ""
+    """The question's own message (for its permalink)."""
+    scope: str = "all"
+    created: float = 0.0
+    """When the draft (or the request for a human) was made, epoch seconds."""
+    sources: tuple[tuple[str, str, float], ...] = ()
+    """(chunk id, content hash, score) of each numbered source, in order."""
+    question: str = ""
+    """Only on "Ask a human" buttons (the refusal message does not show the question)."""
+
+    def to_value(self) -> str:
+        """Compact JSON within Slack's 2000 characters: trailing sources dropped, then the
+        question shortened, if needed."""
+        sources = [(cid, digest, round(score, 4)) for cid, digest, score in self.sources]
+        question = self.question
+        while True:
+            value = TicketRecord.of(self, tuple(sources), question).value()
+            if len(value) <= MAX_VALUE_CHARS:
+                return value
+            if sources:
+                sources.pop()
+            elif len(question) > 1:
+                question = question[: len(question) - max(1, len(value) - MAX_VALUE_CHARS)]
+            else:
+                msg = f"ticket for review {self.review_id} is {len(value)} chars even bare"
+                raise TicketError(msg)
+
+    @classmethod
+    def from_value(cls, value: str) -> Ticket:
+        try:
+            return TicketRecord.model_validate_json(value).ticket()
+        except ValidationError as error:
+            msg = f"not a review ticket ({validation_error('value', error)}): {value[:80]!r}"
+            raise TicketError(msg) from None
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    verdict: Verdict
+    reviewer: str
+    at: float
+    """Epoch seconds."""
+    reason: str = ""
+
+    def to_json(self) -> str:
+        return DecisionRecord(**_fields(self)).model_dump_json()
+
+    @classmethod
+    def from_json(cls, raw: str | bytes) -> Decision:
+        """Raises :class:`RecordError` for a value that is not a decision of a known layout."""
+        try:
+            record = DecisionRecord.model_validate_json(raw)
+        except ValidationError as error:
+            raise RecordError(validation_error("decision", error)) from None
+        return cls(record.verdict, record.reviewer, record.at, record.reason)
+
+
+@dataclass(frozen=True, slots=True)
+class OpenReview:
+    """An undecided review as App Home lists it (and the draft when Redis still has it)."""
+
+    ticket: Ticket
+    question: str
+    draft: str = ""
+    card_channel: str = ""
+    card_ts: str = ""
+    permalink: str = ""
+    problems: tuple[Problem, ...] = field(default=())
+
+    def to_json(self) -> str:
+        return OpenReviewRecord.of(self).model_dump_json()
+
+    @classmethod
+    def from_json(cls, raw: str | bytes) -> OpenReview:
+        """Reads the current layout and layout 1; raises :class:`RecordError` otherwise."""
+        try:
+            return OpenReviewRecord.model_validate_json(raw).review()
+        except ValidationError as error:
+            try:
+                return LegacyOpenReview.model_validate_json(raw).review()
+            except ValidationError:
+                raise RecordError(validation_error("open review", error)) from None
+
+
+def _fields(value: Decision) -> dict[str, Any]:
+    return {name: getattr(value, name) for name in Decision.__dataclass_fields__}
+
+
+class TicketRecord(Record):
+    model_config = ConfigDict(validate_by_name=True, serialize_by_alias=True)
+
+    v: int
+    review_id: str = Field(validation_alias="r", serialization_alias="r")
+    kind: Kind = Field(validation_alias="k", serialization_alias="k")
+    channel: str = Field(validation_alias="c", serialization_alias="c")
+    thread_ts: str = Field(validation_alias="t", serialization_alias="t")
+    asker: str = Field(validation_alias="u", serialization_alias="u")
+    message_ts: str = Field("", validation_alias="m", serialization_alias="m")
+    scope: str = Field("all", validation_alias="s", serialization_alias="s")
+    created: float = Field(0.0, validation_alias="a", serialization_alias="a")
+    sources: tuple[tuple[str, str, float], ...] = Field(
+        (), validation_alias="h", serialization_alias="h"
+    )
+    question: str = Field("", validation_alias="q", serialization_alias="q")
+    """Written only when there is one (a review card's buttons don't repeat it)."""
+
+    @field_validator("v")
+    @classmethod
+    def _readable(cls, version: int) -> int:
+        return check_version(version, TICKET_LAYOUT)
+
+    @classmethod
+    def of(
+        cls, ticket: Ticket, sources: tuple[tuple[str, str, float], ...], question: str
+    ) -> TicketRecord:
+        return cls(
+            v=TICKET_LAYOUT,
+            review_id=ticket.review_id,
+            kind=ticket.kind,
+            channel=ticket.channel,
+            thread_ts=ticket.thread_ts,
+            asker=ticket.asker,
+            message_ts=ticket.message_ts,
+            scope=ticket.scope,
+            created=round(ticket.created, 3),
+            sources=sources,
+            question=question,
+        )
+
+    def value(self) -> str:
+        data = self.model_dump(mode="json", exclude=set() if self.question else {"question"})
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+    def ticket(self) -> Ticket:
+        return Ticket(
+            review_id=self.review_id,
+            kind=self.kind,
+            channel=self.channel,
+            thread_ts=self.thread_ts,
+            asker=self.asker,
+            message_ts=self.message_ts,
+            scope=self.scope,
+            created=self.created,
+            sources=self.sources,
+            question=self.question,
+        )
+
+
+class DecisionRecord(Record):
+    v: int = DECISION_LAYOUT
+    """Absent in decisions stored before records were versioned: the same layout."""
+    verdict: Verdict
+    reviewer: str
+    at: float
+    reason: str = ""
+
+    @field_validator("v")
+    @classmethod
+    def _readable(cls, version: int) -> int:
+        return check_version(version, DECISION_LAYOUT)
+
+
+class OpenReviewRecord(Record):
+    v: int
+    ticket: TicketRecord
+    question: str
+    draft: str = ""
+    card_channel: str = ""
+    card_ts: str = ""
+    permalink: str = ""
+    problems: tuple[ProblemRecord, ...] = ()
+
+    @field_validator("v")
+    @classmethod
+    def _readable(cls, version: int) -> int:
+        return check_version(version, OPEN_REVIEW_LAYOUT)
+
+    @classmethod
+    def of(cls, review: OpenReview) -> OpenReviewRecord:
+        ticket = review.ticket
+        return cls(
+            v=OPEN_REVIEW_LAYOUT,
+            ticket=TicketRecord.of(ticket, ticket.sources, ticket.question),
+            question=review.question,
+            draft=review.draft,
+            card_channel=review.card_channel,
+            card_ts=review.card_ts,
+            permalink=review.permalink,
+            problems=tuple(ProblemRecord.of(problem) for problem in review.problems),
+        )
+
+    def review(self) -> OpenReview:
+        return OpenReview(
+            self.ticket.ticket(),
+            self.question,
+            self.draft,
+            self.card_channel,
+            self.card_ts,
+            self.permalink,
+            tuple(problem.problem() for problem in self.problems),
+        )
+
+
+class LegacyOpenReview(Record):
+    """Layout 1: no version, the ticket as its button string, problems as (unused) strings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ticket: str
+    question: str
+    draft: str = ""
+    card_channel: str = ""
+    card_ts: str = ""
+    permalink: str = ""
+    problems: tuple[str, ...] = ()
+
+    def review(self) -> OpenReview:
+        try:
+            ticket = Ticket.from_value(self.ticket)
+        except TicketError as error:
+            raise RecordError(str(error)) from None
+        # Problems as strings have no sentence to group them by; the desk never stored any.
+        return OpenReview(
+            ticket, self.question, self.draft, self.card_channel, self.card_ts, self.permalink
+        )
