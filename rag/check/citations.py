@@ -263,6 +263,8 @@ def _unrelated(
     for n in found[index].cites:
         if n not in overlap:
             continue
+        if any(overlap.get(m, 0.0) >= STRONG_OVERLAP for m in found[index].cites if m != n):
+            continue
         shared = numbers & sources.numbers(n)
         linked = len(shared) >= 2 or any(v >= TELLING_NUMBER for v in shared)
         unsupported = overlap[n] == 0 and not linked

@@ -52,6 +52,7 @@ class ClaimSources:
     question: str = ""
     _passages: dict[tuple[int, Language], Passage] = field(default_factory=dict)
     _languages: dict[int, Language] = field(default_factory=dict)
+    _grounds: dict[tuple[int, ...], Grounds] = field(default_factory=dict)
 
     def language(self, n: int) -> Language:
         if n not in self._languages:
@@ -67,6 +68,13 @@ class ClaimSources:
             self._passages[n, language] = Passage(self.text(n), language)
         return self._passages[n, language]
 
+    def grounds(self, refs: Sequence[int]) -> Grounds:
+        """The question and the sources ``refs``, folded once per answer, not per sentence."""
+        key = tuple(refs)
+        if key not in self._grounds:
+            self._grounds[key] = Grounds([self.question, *(self.text(n) for n in refs)])
+        return self._grounds[key]
+
 
 def judge(
     plain: str, refs: Sequence[int], sources: ClaimSources, *, calculates: bool = False
@@ -81,8 +89,7 @@ def judge(
     if not refs:
         return Finding(1.0)
     wanted = content_words(plain, language)
-    grounds = Grounds([sources.question, *(sources.text(n) for n in refs)])
-    names = tuple(missing_names(plain, language, grounds))
+    names = tuple(missing_names(plain, language, sources.grounds(refs)))
     if len(wanted) < MIN_CONTENT_WORDS or calculates:
         return Finding(1.0, missing_names=names)
     best = [sources.passage(n, language).best(wanted) for n in refs]

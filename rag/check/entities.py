@@ -58,6 +58,16 @@ _OPENERS = re.compile(r"(?:[.!?:;(\[\"“*•-]|\n)\s*$")
 _OPENER_LOOKBACK = 4
 _TITLE_LABEL = re.compile(r"^[^:：]{1,60}[:：]\s")
 """A list item's bold title ("Signal Conditioning: a circuit …") repeats the question's terms."""
+_NOT_A_CODE = re.compile(r"\d+(?:st|nd|rd|th|s)", re.IGNORECASE)
+"""22nd, 1990s: a rank or a decade (the number rule reads those), not a code."""
+_INFLECTION = re.compile(r"['’]s?$|(?:-[a-z]+)+$")
+"""What a name carries that the source needn't repeat: a possessive ("Earth’s") or a
+lowercase compound tail ("4IR-related", "AI-based")."""
+_ACRONYM = re.compile(
+    r"((?:[A-Z][\w'’-]*\s+(?:(?:of|and|for|the|on|in|de|du|&)\s+)*)*[A-Z][\w'’-]*)"
+    r"\s*\(([A-Z][A-Za-z]*[A-Z])s?\)"
+)
+"""A name spelled out with its acronym after it: "International Court of Justice (ICJ)"."""
 
 
 def _fold(text: str) -> str:
@@ -88,11 +98,13 @@ def _en_names(text: str) -> list[str]:
         sentence_start = not before.strip() or _OPENERS.search(before) is not None
         if sentence_start and not (word.isupper() and len(word) > 1):
             continue  # "The", "However": capitalised by position, not because it's a name
+        word = _INFLECTION.sub("", word)
         if not content_words(word, "en") or word.lower() in _NOT_NAMES:
             continue
         names.append(word)
-    names += [match.group() for match in _CODE.finditer(text) if not match.group().isdigit()]
-    return names
+    codes = (match.group() for match in _CODE.finditer(text))
+    names += [_INFLECTION.sub("", code) for code in codes if not _NOT_A_CODE.fullmatch(code)]
+    return [name for name in names if not name.isdigit()]
 
 
 def named_things(sentence: str, language: Language) -> list[str]:
@@ -114,10 +126,17 @@ class Grounds:
     def name(self, thing: str) -> bool:
         """Whether the texts name ``thing`` (folded; English words may match by stem)."""
         wanted = _fold(thing)
-        if any(wanted in text for text in self._folded):
-            return True
         if not thing.isascii():
-            return any(_squeezed(wanted) in text for text in self._squeezed)
+            return any(wanted in text for text in self._folded) or any(
+                _squeezed(wanted) in text for text in self._squeezed
+            )
+        whole = re.compile(rf"(?<![a-z0-9]){re.escape(wanted)}(?![a-z0-9])")
+        if any(whole.search(text) for text in self._folded):
+            return True  # a whole word: "AI" is not grounded by "said"
+        if " " not in thing and any(char.isdigit() for char in thing):
+            # A code is grounded whole ("5IR" is not "4IR", whatever its letters), though a
+            # page may have lost a subscript's formatting to a space ("TiO 2").
+            return any(wanted in text for text in self._squeezed)
         if self._stems is None:
             self._stems = frozenset().union(*(content_words(t, "en") for t in self._folded))
         return all(self._near(stem) for stem in content_words(thing, "en"))
@@ -134,5 +153,15 @@ class Grounds:
 
 
 def missing_names(sentence: str, language: Language, grounds: Grounds) -> list[str]:
-    """The things ``sentence`` names that ``grounds`` don't."""
-    return [thing for thing in named_things(sentence, language) if not grounds.name(thing)]
+    """The things ``sentence`` names that ``grounds`` don't.
+
+    An acronym and the name it stands for ("International Court of Justice (ICJ)") are one
+    thing: when the sources name either, the words of both are grounded.
+    """
+    missing = [thing for thing in named_things(sentence, language) if not grounds.name(thing)]
+    for spelled, acronym in _ACRONYM.findall(sentence) if missing else ():
+        words = spelled.split()
+        if grounds.name(acronym) or all(grounds.name(word) for word in words):
+            said = {acronym, *words, *(_INFLECTION.sub("", word) for word in words)}
+            missing = [thing for thing in missing if thing not in said]
+    return missing

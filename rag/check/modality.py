@@ -7,9 +7,14 @@ states, this module asks which way the best-matching source window states it:
     必须 / 须 / 需要 / must / required          vs  不得 / 禁止 / 无需 / 不必 / must not / need not
     可以 / 可 / 允许 / can / may / allowed       vs  不可以 / 不能 / 不允许 / cannot / may not
 
-A mismatch is the sentence stating one side while the window states only the other. A
-window that states neither says nothing about it (coverage judges that), and a window that
-states both (a rule with exceptions) is left alone.
+A mismatch is the sentence stating one side while the window states only the other, *about
+the same thing*: only the window's clauses that share a content term with the sentence's
+modal clause are compared ("可以转班，但不可以退费" says nothing against "可以转班"; "you cannot
+park here" nothing against "you can cancel the course"). A window that states neither says
+nothing about it (coverage judges that), and one that states both is left alone.
+
+English "may" is not read as permission: in prose it says what is possible ("people may not
+realise…"), and reading it as a permission flagged faithful sentences on the tuning set.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Literal
+
+from rag.reading import claim_terms
 
 Side = Literal["yes", "no"]
 
@@ -45,10 +52,10 @@ MODALS = (
     ),
     Modal(
         "permission",
-        _pattern(r"(?<![不])(?:可以|允许|能够)|\bcan\b(?!\s*not)|\bmay\b(?!\s+not)|\bis allowed\b"),
+        _pattern(r"(?<![不])(?:可以|允许|能够)|\bcan\b(?!\s*not)|\b(?:is|are) allowed\b"),
         _pattern(
             r"不可以|不能|不可|不允许|不准|禁止|不得|\bcannot\b|\bcan'?t\b|\bcan\s+not\b"
-            r"|\bmay\s+not\b|\bnot allowed\b|\bnot permitted\b|\bprohibited\b"
+            r"|\bnot allowed\b|\bnot permitted\b|\bprohibited\b"
         ),
     ),
 )
@@ -67,10 +74,25 @@ def flipped(sentence: str, source: str) -> list[str]:
     """The duties or permissions ``sentence`` states one way and ``source`` only the other."""
     found: list[str] = []
     for modal in MODALS:
-        said = _sides(modal, sentence)
+        stating = [clause for clause in _clauses(sentence) if _sides(modal, clause)]
+        said = set().union(*(_sides(modal, clause) for clause in stating))
         if len(said) != 1:
             continue  # says neither or both: nothing to compare (and the source isn't read)
-        held = _sides(modal, source)
+        topic = _topic(modal, " ".join(stating))
+        about = [c for c in _clauses(source) if _sides(modal, c) and topic & _topic(modal, c)]
+        held = set().union(*(_sides(modal, clause) for clause in about))
         if len(held) == 1 and said != held:
             found.append(modal.name)
     return found
+
+
+_CLAUSE_END = re.compile(r"[,;:，；：、。！？!?\n]|\.(?=\s|$)")
+
+
+def _clauses(text: str) -> list[str]:
+    return [clause for clause in _CLAUSE_END.split(text) if clause.strip()]
+
+
+def _topic(modal: Modal, clause: str) -> set[str]:
+    """What a clause is about: its content terms, the modal words themselves left out."""
+    return claim_terms(modal.yes.sub(" ", modal.no.sub(" ", clause)))

@@ -1,0 +1,97 @@
+"""The claim rules' finer points, each pinned in the language(s) it applies to.
+
+Every test names a rule that was measured on the attrib-tune set (README, "Numbers"): it fails
+when the rule is lost, and its counterpart fails when the rule starts passing what it should
+flag.
+"""
+
+from __future__ import annotations
+
+from rag.check.citations import check
+from rag.check.entities import Grounds, missing_names, named_things
+from rag.check.modality import flipped
+from tests.rag.factories import LEAVE_TEXT, LEVELS_TEXT, REFUND_TEXT, make_hit
+
+
+def kinds(text: str, *sources: str) -> list[str]:
+    hits = [make_hit(source, n=n) for n, source in enumerate(sources)]
+    return [problem.kind for problem in check(text, hits).problems]
+
+
+# --- modality: the same duty or permission, about the same thing ----------------------------
+
+
+def test_a_flip_counts_only_when_the_source_clause_is_about_the_same_thing() -> None:
+    assert flipped("You can cancel the course", "You cannot park here.") == []
+    assert flipped("You can cancel the course", "You cannot cancel the course.") == ["permission"]
+    assert flipped("可以退教材费", "开课后不得转班。") == []
+    assert flipped("可以退教材费", "教材发放后不可以退。") == ["permission"]
+
+
+def test_english_may_says_what_is_possible_not_what_is_allowed() -> None:
+    source = "Many people realise the risks only later."
+    assert flipped("People may not realise the risks", source) == []
+    assert flipped("Visitors may not park here", "Visitors can park here.") == []
+    assert flipped("Visitors cannot park here", "Visitors can park here.") == ["permission"]
+
+
+def test_a_duty_flipped_against_its_source_is_still_caught_in_a_checked_answer() -> None:
+    assert "modality_mismatch" in kinds("开课后必须申请全额退费[1]。", "开课后不得申请全额退费。")
+    assert "modality_mismatch" not in kinds(
+        "开课前可以申请全额退费[1]。", "开课前可以申请全额退费。开课后不得转班。"
+    )
+
+
+# --- names: how a name may be written, and what grounds it ----------------------------------
+
+
+def test_a_possessive_or_a_lowercase_compound_tail_is_not_part_of_the_name() -> None:
+    grounds = Grounds(["Gravity on Earth is 9.8 m/s². The 4IR is changing work."])
+    assert missing_names("Gravity on Mars is 38% of Earth’s.", "en", grounds) == ["Mars"]
+    assert missing_names("Schools teach 4IR-related skills.", "en", grounds) == []
+    assert missing_names("Schools teach 5IR-related skills.", "en", grounds) == ["5IR"]
+
+
+def test_ranks_and_decades_are_left_to_the_number_rule() -> None:
+    assert named_things("It was held on April 22nd, as in the 1990s.", "en") == []
+    assert named_things("The H1N1 strain returned.", "en") == ["H1N1"]
+
+
+def test_an_acronym_and_the_name_it_stands_for_ground_each_other() -> None:
+    by_acronym = Grounds(["The ICJ found nuclear weapons contrary to humanitarian law."])
+    sentence = "The International Court of Justice (ICJ) found them unlawful."
+    assert missing_names(sentence, "en", by_acronym) == []
+    spelled = Grounds(["The International Court of Justice ruled in 1996."])
+    assert missing_names(sentence, "en", spelled) == []
+    unrelated = Grounds(["The court ruled in 1996."])
+    assert "ICJ" in missing_names(sentence, "en", unrelated)
+
+
+def test_a_short_english_name_must_appear_as_a_word_not_inside_one() -> None:
+    grounds = Grounds(["She said the results were good."])
+    assert missing_names("The AI results were good.", "en", grounds) == ["AI"]
+    assert missing_names("The AI results were good.", "en", Grounds(["AI results"])) == []
+
+
+def test_a_chinese_name_is_still_grounded_as_a_substring() -> None:
+    grounds = Grounds(["德国总统施泰因迈尔当天会见了法国总理。"])
+    assert missing_names("施泰因迈尔会见了法国总理。", "zh", grounds) == []
+    assert missing_names("默克尔会见了法国总理。", "zh", grounds) == ["默克尔"]
+
+
+# --- unrelated_source: a sentence held by one of the sources it cites -----------------------
+
+
+def test_an_extra_citation_beside_a_source_that_holds_the_sentence_is_not_blamed() -> None:
+    zh = "退费时收取退款金额的手续费，最低五十元"
+    assert "unrelated_source" not in kinds(f"{zh}[1][2]。", REFUND_TEXT, LEVELS_TEXT)
+    assert "unrelated_source" in kinds(f"{zh}[2]。", REFUND_TEXT, LEVELS_TEXT)
+    en = "Unused leave expires at the end of March of the following year"
+    assert "unrelated_source" not in kinds(f"{en} [1][2].", LEAVE_TEXT, REFUND_TEXT)
+    assert "unrelated_source" in kinds(f"{en} [2].", LEAVE_TEXT, "Parking is free for staff.")
+
+
+def test_a_code_is_grounded_whole_even_where_a_page_lost_its_subscript() -> None:
+    grounds = Grounds(["Titanium dioxide (TiO 2 ) and the 4IR."])
+    assert missing_names("Researchers prefer TiO2 photocatalysts.", "en", grounds) == []
+    assert missing_names("Schools teach 5IR skills.", "en", grounds) == ["5IR"]
