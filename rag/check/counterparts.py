@@ -2,17 +2,19 @@
 
 "The answer says 「弗拉德里希」; [1] names 「施泰因迈尔」" lets a reviewer fix a draft without
 reading the whole source. It runs only for sentences already blamed (ungrounded names and
-numbers), and stays cheap: the source's things *of the same kind* — a jieba-tagged person,
-place, organisation or other name, a code, a quoted term, a number with the same unit — and of
-those the one *nearest* to where the words around the answer's thing occur in the source
-("总统弗拉德里希" -> the name next to 总统). Nothing is suggested when the source has no such
-thing, or only ones the sentence says too: a wrong guess would mislead more than silence.
+numbers) and only reads the source around its *anchors* — the words next to the answer's
+thing in the sentence ("总统弗拉德里希周二" -> 总统, 周二) where they occur in the source.
+A candidate is a thing of the same kind (a jieba-tagged person, place, organisation or other
+name; a capitalised name, acronym, code or quoted term; a number with the same unit) that the
+sentence does not say, standing where an anchor predicts the answer's thing (as far from the
+anchor as in the sentence, give or take MAX_SLACK characters). Nothing is suggested otherwise:
+a wrong suggestion would mislead more than silence.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -26,6 +28,14 @@ from rag.reading import EN_STOPWORDS, fold_plural
 
 ANCHORS_EACH_SIDE = 2
 """Words taken before and after the answer's thing to find its place in the source."""
+MAX_SLACK = 8
+"""How far (characters) a candidate may stand from where an anchor word predicts the answer's
+thing — the same distance from it as in the sentence. Further away it is a guess, and a wrong
+suggestion misleads a reviewer more than none."""
+WINDOW_CHARS = 32
+MAX_WINDOWS = 4
+"""Candidates are read only in stretches this wide around the anchors found in a source (a
+part-of-speech pass over a whole page would cost more than the checker itself)."""
 UNIT_LOOKAHEAD = 6
 """Characters after a number read for its unit ("四个级别" is a count of 级)."""
 
@@ -33,7 +43,7 @@ UNIT_WORD = 3
 """A following word this short is shown whole with its number ("四个级别", not "四个级")."""
 
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
-_NEXT_WORD = re.compile(r"\s*([A-Za-z][A-Za-z'-]+)")
+_NEXT_WORD = re.compile(r"\s*([a-z][A-Za-z'-]+)")  # a unit: "20 days", not "1753 New"
 _NOT_NUMERAL = re.compile(r"[^\d.,\s零〇一二两三四五六七八九十百千万亿点]+")
 _UNIT_END = re.compile(r"[，。；：、,.;:!?！？()（）\[\]【】\n]")
 
@@ -61,19 +71,16 @@ def name_instead(
     at = sentence.find(name)
     if at < 0:
         return None
-    wanted = _Spot(name, at, at + len(name), _name_kind(name, language))
+    kind = _name_kind(name, language)
     said = sentence.casefold()
-    best: tuple[tuple[int, float], Instead] | None = None
-    for ref, text in sources:
-        spots = [
-            spot
-            for spot in _names(text, language)
-            if spot.kind == wanted.kind
-            and spot.text.casefold() not in said
-            and name.casefold() not in spot.text.casefold()
-        ]
-        best = _nearer(best, ref, wanted, sentence, text, spots, language)
-    return None if best is None else best[1]
+
+    def candidates(piece: str) -> Iterable[_Spot]:
+        for spot in _names(piece, language):
+            folded = spot.text.casefold()
+            if spot.kind == kind and folded not in said and name.casefold() not in folded:
+                yield spot
+
+    return _instead(_Spot(name, at, at + len(name), kind), sentence, sources, language, candidates)
 
 
 def number_instead(
@@ -82,61 +89,89 @@ def number_instead(
     """The amount with ``quantity``'s unit that a cited source gives in its place."""
     unit = _unit(quantity, sentence)
     stated = {v for q in quantities(sentence) for v in q.values}
+
+    def candidates(piece: str) -> Iterable[_Spot]:
+        for amount in quantities(piece):
+            if amount.ordinal == quantity.ordinal and not amount.values & stated:
+                spot = _same_unit(amount, piece, unit)
+                if spot is not None:
+                    yield spot
+
     wanted = _Spot(quantity.text, quantity.start, quantity.end, unit)
-    best: tuple[tuple[int, float], Instead] | None = None
+    return _instead(wanted, sentence, sources, language, candidates)
+
+
+@dataclass(frozen=True, slots=True)
+class _Anchor:
+    """A word next to the answer's thing, ``gap`` characters before (or after) it."""
+
+    word: str
+    gap: int
+    before: bool
+
+
+def _instead(
+    wanted: _Spot,
+    sentence: str,
+    sources: Sequence[tuple[int, str]],
+    language: Language,
+    candidates: Callable[[str], Iterable[_Spot]],
+) -> Instead | None:
+    """The candidate standing where the anchors put ``wanted``, in the first source of the
+    closest fit; ``None`` when no candidate fits within MAX_SLACK."""
+    anchors = _anchors(sentence, wanted, language)
+    best: tuple[int, Instead] | None = None
     for ref, text in sources:
-        spots = []
-        for found in quantities(text):
-            if found.ordinal != quantity.ordinal or found.values & stated:
-                continue
-            spot = _same_unit(found, text, unit)
-            if spot is not None:
-                spots.append(spot)
-        best = _nearer(best, ref, wanted, sentence, text, spots, language)
+        found = _found(text.lower(), anchors)
+        for offset, piece in _pieces(text, [at for _, at in found]):
+            for spot in candidates(piece):
+                slack = _slack(spot.start + offset, spot.end + offset, found)
+                if slack is not None and (best is None or slack < best[0]):
+                    best = (slack, Instead(ref, spot.text))
     return None if best is None else best[1]
 
 
-def _nearer(
-    best: tuple[tuple[int, float], Instead] | None,
-    ref: int,
-    wanted: _Spot,
-    sentence: str,
-    text: str,
-    spots: Sequence[_Spot],
-    language: Language,
-) -> tuple[tuple[int, float], Instead] | None:
-    """``best`` or the nearest of ``spots`` in source ``ref``, whichever is nearer.
+def _anchors(sentence: str, wanted: _Spot, language: Language) -> list[_Anchor]:
+    words = list(_words(sentence, language))
+    before = [_Anchor(w, wanted.start - end, True) for w, _, end in words if end <= wanted.start]
+    after = [_Anchor(w, start - wanted.end, False) for w, start, _ in words if start >= wanted.end]
+    return before[-ANCHORS_EACH_SIDE:] + after[:ANCHORS_EACH_SIDE]
 
-    Near means: closest to where the sentence's words around ``wanted`` occur in the source
-    (anchored); without such words, closest by relative position (ranked after any anchored).
-    """
-    before, after = _anchors(sentence, wanted, language)
-    folded = text.lower()
-    ends = [m + len(word) for word in before for m in _occurrences(folded, word)]
-    starts = [m for word in after for m in _occurrences(folded, word)]
-    relative = wanted.start / max(1, len(sentence))
-    for spot in spots:
-        distances = [abs(spot.start - end) for end in ends]
-        distances += [abs(start - spot.end) for start in starts]
-        if distances:
-            score: tuple[int, float] = (0, float(min(distances)))
-        else:
-            score = (1, abs(spot.start / max(1, len(text)) - relative))
-        if best is None or score < best[0]:
-            best = (score, Instead(ref, spot.text))
-    return best
+
+def _found(folded: str, anchors: Sequence[_Anchor]) -> list[tuple[_Anchor, int]]:
+    """Each anchor's occurrences in a source: where it ends (a word before) or starts."""
+    return [
+        (anchor, at + len(anchor.word) if anchor.before else at)
+        for anchor in anchors
+        for at in _occurrences(folded, anchor.word)
+    ]
+
+
+def _slack(start: int, end: int, found: Sequence[tuple[_Anchor, int]]) -> int | None:
+    """How far a candidate at ``start:end`` stands from where the best anchor predicts."""
+    slacks = [
+        abs((start - at if anchor.before else at - end) - anchor.gap)
+        for anchor, at in found
+        if (start >= at if anchor.before else at >= end)
+    ]
+    best = min(slacks, default=MAX_SLACK + 1)
+    return best if best <= MAX_SLACK else None
+
+
+def _pieces(text: str, anchors: Sequence[int]) -> list[tuple[int, str]]:
+    """The stretches of ``text`` around the anchors, as (offset, text)."""
+    spans: list[list[int]] = []
+    for at in sorted(anchors):
+        start, end = max(0, at - WINDOW_CHARS), min(len(text), at + WINDOW_CHARS)
+        if spans and start <= spans[-1][1]:
+            spans[-1][1] = end
+        elif len(spans) < MAX_WINDOWS:
+            spans.append([start, end])
+    return [(start, text[start:end]) for start, end in spans]
 
 
 def _occurrences(text: str, word: str) -> list[int]:
     return [match.start() for match in re.finditer(re.escape(word), text)]
-
-
-def _anchors(sentence: str, wanted: _Spot, language: Language) -> tuple[list[str], list[str]]:
-    """Up to ANCHORS_EACH_SIDE meaningful words right before and right after ``wanted``."""
-    words = list(_words(sentence, language))
-    before = [w for w, start, end in words if end <= wanted.start]
-    after = [w for w, start, end in words if start >= wanted.end]
-    return before[-ANCHORS_EACH_SIDE:], after[:ANCHORS_EACH_SIDE]
 
 
 def _words(text: str, language: Language) -> Iterable[tuple[str, int, int]]:
@@ -155,7 +190,9 @@ def _name_kind(name: str, language: Language) -> str:
     if any(char.isdigit() for char in name):
         return "code"
     if language != "zh":
-        return "name"
+        if " " in name or not name[:1].isupper():
+            return "term"  # a quoted phrase
+        return "acronym" if name.isupper() else "name"
     flags = [pair.flag for pair in _tagged(name)]
     return _tag_kind(flags[0]) if len(flags) == 1 or all(f in ZH_NAME_TAGS for f in flags) else ""
 
@@ -165,33 +202,41 @@ def _tag_kind(flag: str) -> str:
 
 
 @lru_cache(maxsize=256)
-def _tagged(text: str) -> tuple[jieba.posseg.pair, ...]:
-    return tuple(jieba.posseg.lcut(text))
+def _tagged(text: str, *, guess: bool = True) -> tuple[jieba.posseg.pair, ...]:
+    """jieba's tags; ``guess``: with its HMM for words not in the dictionary (4x the time)."""
+    return tuple(jieba.posseg.lcut(text, HMM=guess))
 
 
 @lru_cache(maxsize=256)
 def _names(text: str, language: Language) -> tuple[_Spot, ...]:
-    """The names in ``text`` with where they stand; Chinese runs of name-tagged words are
-    joined (jieba tags "施泰因迈尔" as 施泰因 + 迈尔)."""
-    spots: dict[tuple[int, int], _Spot] = {}
+    """The names in ``text`` with where they stand."""
     if language == "zh":
-        at = 0
-        run: list[tuple[str, int]] = []
-        for pair in (*_tagged(text), None):
-            if pair is not None and pair.flag in ZH_NAME_TAGS:
-                run.append((pair.flag, at))
-            elif run:
-                start, word = run[0][1], text[run[0][1] : at]
-                if len(word) >= 2:
-                    spots[start, at] = _Spot(word, start, at, _tag_kind(run[0][0]))
-                run = []
-            at += len(pair.word) if pair is not None else 0
+        return _zh_names(text)
+    spots: dict[int, _Spot] = {}
     for thing in named_things(text, language):
         for start in _occurrences(text, thing):
-            if not any(s <= start < e for s, e in spots):
-                kind = _name_kind(thing, language)
-                spots[start, start + len(thing)] = _Spot(thing, start, start + len(thing), kind)
+            if not any(spot.start <= start < spot.end for spot in spots.values()):
+                spots[start] = _Spot(thing, start, start + len(thing), _name_kind(thing, language))
     return tuple(spots.values())
+
+
+def _zh_names(text: str) -> tuple[_Spot, ...]:
+    """Runs of jieba name-tagged words, joined (it tags "施泰因迈尔" as 施泰因 + 迈尔). Quoted
+    terms are left out: finding them would tag the text a second time."""
+    spots: list[_Spot] = []
+    at = 0
+    run: list[tuple[str, int]] = []
+    # The dictionary's names only: tagging sources with the HMM cost more than the checker.
+    for pair in (*_tagged(text, guess=False), None):
+        if pair is not None and pair.flag in ZH_NAME_TAGS:
+            run.append((pair.flag, at))
+        elif run:
+            start = run[0][1]
+            if at - start >= 2:
+                spots.append(_Spot(text[start:at], start, at, _tag_kind(run[0][0])))
+            run = []
+        at += len(pair.word) if pair is not None else 0
+    return tuple(spots)
 
 
 def _unit(quantity: Quantity, text: str) -> str:

@@ -72,3 +72,12 @@ def test_the_checker_puts_what_the_source_has_in_the_note_not_the_message() -> N
     assert problem.message.startswith("「弗拉德」不在所引资料 [1] 里，也不在问题里")
     [english] = check(text, [hit], question="Who met Macron?", language="en").problems
     assert english.note == "the answer says “弗拉德”, [1] names “施泰因迈尔”"
+
+
+def test_a_name_standing_elsewhere_in_the_source_is_not_guessed() -> None:
+    """Only a thing where the anchor words put it: anywhere else it would be a guess."""
+    source = "A chancellor approval is rare in this state. The audit went to Deloitte in 2021."
+
+    found = name_instead("Merkel", "It was approved by Chancellor Merkel.", [(1, source)], "en")
+
+    assert found is None
