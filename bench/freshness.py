@@ -6,16 +6,22 @@ Builds a DOCS_DIR of about ``--passages`` passages from the cmrc2018-trial corpu
 are distinct), then runs the real bot process (``python -m bot``, HTTP mode, against the fake
 Slack API in its own process, bundled e5 unless ``--embeddings none``) with no index:
 
-- time to first answer: from starting the process to the first reply of a question sent as
-  soon as ``/healthz`` answers (the lexical index);
+- time to first answer: from starting the process to the reply to a question sent as soon as
+  ``/healthz`` answers (the lexical index);
 - time to full quality: until ``/healthz`` says ``mode: full`` (dense vectors backfilled);
   ``--full-timeout`` bounds the wait and then prints the backfill rate and the projection;
-- with ``--reindex N``: once at full quality, the query p95 while idle and while N files are
-  rewritten and re-indexed in the background (REFRESH_SECONDS=1), one question every 0.2 s.
+- with ``--reindex N``: once at full quality, the load bench's steady stream of distinct
+  questions (``--rate`` per second, answers computed, not cached) for ``--idle-seconds`` with
+  nothing else running, then the same stream while N files are rewritten and re-indexed in the
+  background (REFRESH_SECONDS=1) until the new version is served: reply p50/p95 for both.
 
-    .venv/bin/python bench/freshness.py --passages 1000
-    .venv/bin/python bench/freshness.py --passages 10000 --full-timeout 120
-    .venv/bin/python bench/freshness.py --passages 1000 --reindex 40
+``--work DIR`` keeps the folder, its index and embedding cache: a second run on the same DIR
+starts at full quality at once, so ``--reindex`` can be repeated without embedding the whole
+corpus again (the revised files are put back first).
+
+    .venv/bin/python -m bench.freshness --passages 1000
+    .venv/bin/python -m bench.freshness --passages 10000 --reindex 200 --work /tmp/fresh-10k
+    .venv/bin/python -m bench.freshness --work /tmp/fresh-10k --reindex 200
 """
 
 from __future__ import annotations
@@ -23,7 +29,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
 import sys
 import tempfile
 import time
@@ -35,8 +40,15 @@ import aiohttp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.slack_load import FakeSlackProcess, free_port, percentile, start_bot, stop  # noqa: E402
-from tests.scenarios.harness import envelope, mention, sign  # noqa: E402
+from bench.slack_load import (  # noqa: E402
+    FakeSlackProcess,
+    finals,
+    free_port,
+    percentile,
+    send,
+    start_bot,
+    stop,
+)
 
 DATA = next(
     (up / "shared" / "data" / "cmrc2018-trial" for up in ROOT.parents if (up / "shared").is_dir()),
@@ -46,6 +58,8 @@ CORPUS = DATA / "corpus.jsonl"
 QUERIES = DATA / "queries.jsonl"
 PASSAGES_PER_DOC = 1.55
 """Measured: 91 cmrc2018-trial documents make 140 passages at the shipped chunking."""
+REVISION = "\n\n（修订）\n"
+REINDEX_BOUND_SECONDS = 3600.0
 
 
 def write_docs(folder: Path, passages: int) -> int:
@@ -65,7 +79,46 @@ def write_docs(folder: Path, passages: int) -> int:
 
 def questions() -> list[str]:
     rows = [json.loads(line) for line in QUERIES.read_text(encoding="utf-8").splitlines()]
-    return [row["question"] for row in rows if row.get("gold_doc_id")]
+    return [row["question"] for row in rows if row.get("gold_doc_id") and row["question"].strip()]
+
+
+class Asker:
+    """Distinct questions (never a cache hit) to the bot; replies read from the fake Slack."""
+
+    def __init__(self, http: aiohttp.ClientSession, slack: FakeSlackProcess, port: int) -> None:
+        self.http, self.slack = http, slack
+        self.url = f"http://127.0.0.1:{port}/slack/events"
+        self.pool = questions()
+        self.asked = 0
+
+    def next_question(self) -> str:
+        base = self.pool[self.asked % len(self.pool)]
+        round_ = self.asked // len(self.pool)
+        self.asked += 1
+        return f"{base}（{round_}）" if round_ else base
+
+    async def one(self, within: float = 600.0) -> float:
+        """Seconds from sending one mention to its reply."""
+        return (await self.stream(rate=0.0, until=None, within=within))[0]
+
+    async def stream(
+        self, *, rate: float, until: asyncio.Future[Any] | None, within: float = 120.0
+    ) -> list[float]:
+        """One question (``rate`` 0), or ``rate`` a second until ``until`` is done: reply times."""
+        since = await self.slack.count()
+        tasks = [asyncio.create_task(send(self.http, self.url, self.next_question()))]
+        started = time.perf_counter()
+        while until is not None and not until.done():
+            delay = started + len(tasks) / rate - time.perf_counter()
+            if delay > 0:
+                await asyncio.wait([until], timeout=delay)
+                continue
+            tasks.append(asyncio.create_task(send(self.http, self.url, self.next_question())))
+        sent = await asyncio.gather(*tasks)
+        if not await self.slack.until_replies(since, len(sent), within=within):
+            raise SystemExit(f"not every question was answered within {within:g} s")
+        replies = finals((await self.slack.calls(since))[1])
+        return [replies[ts]["at"] - at for ts, at, _, _ in sent]
 
 
 async def health(http: aiohttp.ClientSession, port: int) -> dict[str, Any]:
@@ -73,38 +126,31 @@ async def health(http: aiohttp.ClientSession, port: int) -> dict[str, Any]:
         return dict((await response.json())["index"])
 
 
-async def ask(http: aiohttp.ClientSession, slack: FakeSlackProcess, port: int, text: str) -> float:
-    """Seconds from sending a mention to its placeholder being replaced."""
-    since = await slack.count()
-    body = json.dumps(envelope(mention(text))).encode()
-    started = time.perf_counter()
-    headers = {"Content-Type": "application/json", **sign(body)}
-    async with http.post(f"http://127.0.0.1:{port}/slack/events", data=body, headers=headers):
-        pass
-    if not await slack.until_updates(since, 1, within=120):
-        raise SystemExit("no reply within 120 s")
-    return time.perf_counter() - started
-
-
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    work = Path(tempfile.mkdtemp(prefix="citebot-fresh-"))
-    files = write_docs(work / "docs", args.passages)
+    work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="citebot-fresh-"))
+    docs = work / "docs"
+    if docs.is_dir():
+        await asyncio.to_thread(unrevise, docs)
+        files = sum(1 for _ in docs.iterdir())
+    else:
+        files = write_docs(docs, args.passages)
     extra = {
-        "DOCS_DIR": str(work / "docs"),
+        "DOCS_DIR": str(docs),
         "EMBEDDINGS": args.embeddings,
         "REFRESH_SECONDS": "1",
         "MIN_SCORE": "-5",  # every question answered: the bench times answers, not the gate
+        "DIGEST": "off",
     }
-    result: dict[str, Any] = {"passages_asked": args.passages, "files": files}
+    result: dict[str, Any] = {"work": str(work), "files": files}
     async with aiohttp.ClientSession() as http:
         slack = FakeSlackProcess(http)
         await slack.start()
         port = free_port()
         started = time.perf_counter()
-        bot = await start_bot(slack, port, work, extra_env=extra)
+        bot = await start_bot(slack, port, work, extra_env=extra, within=args.start_timeout)
         try:
-            pool = questions()
-            latency = await ask(http, slack, port, pool[0])
+            asker = Asker(http, slack, port)
+            latency = await asker.one()
             result["first_answer_s"] = round(time.perf_counter() - started, 1)
             result["first_answer_latency_s"] = round(latency, 2)
             state = await health(http, port)
@@ -112,7 +158,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             result["start_mode"] = state["mode"]
             result.update(await until_full(http, port, started, args.full_timeout))
             if args.reindex and result.get("full_quality_s") is not None:
-                result.update(await reindex(http, slack, port, work / "docs", pool, args.reindex))
+                result.update(await reindex(http, port, asker, docs, args))
         finally:
             await stop(bot)
             await slack.stop()
@@ -142,46 +188,73 @@ async def until_full(
 
 
 async def reindex(
-    http: aiohttp.ClientSession,
-    slack: FakeSlackProcess,
-    port: int,
-    docs: Path,
-    pool: list[str],
-    files: int,
+    http: aiohttp.ClientSession, port: int, asker: Asker, docs: Path, args: argparse.Namespace
 ) -> dict[str, Any]:
-    rng = random.Random(7)
-    idle = [await ask(http, slack, port, rng.choice(pool)) for _ in range(args_idle)]
+    await asker.stream(rate=args.rate, until=_after(5.0))  # warm: jieba, the query embedder
+    idle = await asker.stream(rate=args.rate, until=_after(args.idle_seconds))
     before = (await health(http, port))["version"]
-    await asyncio.to_thread(revise, docs, files)
-    busy: list[float] = []
-    deadline = time.perf_counter() + 900
-    while (await health(http, port))["version"] == before and time.perf_counter() < deadline:
-        busy.append(await ask(http, slack, port, rng.choice(pool)))
-        await asyncio.sleep(0.2)
+    await asyncio.to_thread(revise, docs, args.reindex)
+    revised = time.perf_counter()
+    swapped = asyncio.ensure_future(_until_version_changes(http, port, before))
+    busy = await asker.stream(rate=args.rate, until=swapped)
+    state = await health(http, port)
     return {
-        "idle_p50_ms": round(percentile(idle, 0.5) * 1000),
-        "idle_p95_ms": round(percentile(idle, 0.95) * 1000),
+        "rate_per_s": args.rate,
+        "idle_questions": len(idle),
+        "idle_p50_ms": _ms(percentile(idle, 0.5)),
+        "idle_p95_ms": _ms(percentile(idle, 0.95)),
+        "reindex_files": args.reindex,
+        "reindex_s": round(swapped.result() - revised, 1),
+        "reindex_refresh_s": state["last_refresh"]["seconds"],
         "reindex_questions": len(busy),
-        "reindex_p50_ms": round(percentile(busy, 0.5) * 1000) if busy else None,
-        "reindex_p95_ms": round(percentile(busy, 0.95) * 1000) if busy else None,
+        "reindex_p50_ms": _ms(percentile(busy, 0.5)),
+        "reindex_p95_ms": _ms(percentile(busy, 0.95)),
     }
 
 
-args_idle = 40
+def _ms(seconds: float) -> int:
+    return round(seconds * 1000)
+
+
+def _after(seconds: float) -> asyncio.Future[None]:
+    return asyncio.ensure_future(asyncio.sleep(seconds))
+
+
+async def _until_version_changes(http: aiohttp.ClientSession, port: int, before: str) -> float:
+    deadline = time.perf_counter() + REINDEX_BOUND_SECONDS
+    while (await health(http, port))["version"] == before:
+        if time.perf_counter() > deadline:
+            raise SystemExit(f"no new index within {REINDEX_BOUND_SECONDS:g} s")
+        await asyncio.sleep(0.2)
+    return time.perf_counter()
 
 
 def revise(docs: Path, files: int) -> None:
     for path in sorted(docs.iterdir())[:files]:
-        path.write_text(path.read_text(encoding="utf-8") + "\n\n（修订）\n", encoding="utf-8")
+        path.write_text(path.read_text(encoding="utf-8") + REVISION, encoding="utf-8")
+
+
+def unrevise(docs: Path) -> None:
+    """Put a kept folder back as written: the next run's re-index embeds the same passages."""
+    for path in docs.iterdir():
+        text = path.read_text(encoding="utf-8")
+        if text.endswith(REVISION):
+            path.write_text(text.removesuffix(REVISION), encoding="utf-8")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--passages", type=int, default=1000)
     parser.add_argument("--embeddings", default="e5", choices=["e5", "none"])
-    parser.add_argument("--full-timeout", type=float, default=1800.0)
+    parser.add_argument("--work", help="keep (and reuse) the folder, index and embedding cache")
+    parser.add_argument("--start-timeout", type=float, default=300.0, help="for /healthz")
+    parser.add_argument("--full-timeout", type=float, default=7200.0)
     parser.add_argument("--reindex", type=int, default=0, help="files to rewrite once at full")
+    parser.add_argument("--rate", type=float, default=2.0, help="questions/s around a re-index")
+    parser.add_argument("--idle-seconds", type=float, default=60.0)
     args = parser.parse_args()
+    if not (0 < args.passages <= 100_000) or not (0 < args.rate <= 50):
+        raise SystemExit("keep it bounded: --passages 1..100000, --rate 0..50")
     print(json.dumps(asyncio.run(run(args)), ensure_ascii=False, indent=2))
 
 

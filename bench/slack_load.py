@@ -169,9 +169,11 @@ def peak_rss_mib(pid: int) -> float:
     return float("nan")
 
 
-async def wait_healthy(process: asyncio.subprocess.Process, port: int) -> None:
+async def wait_healthy(
+    process: asyncio.subprocess.Process, port: int, within: float = 60.0
+) -> None:
     async with aiohttp.ClientSession() as http:
-        for _ in range(600):  # up to 60 s to build the index and start
+        for _ in range(round(within * 10)):  # to build the index and start
             try:
                 async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
                     if response.status == 200:
@@ -218,6 +220,7 @@ async def start_bot(
     *,
     command: tuple[str, ...] = ("-m", "bot"),
     extra_env: dict[str, str] | None = None,
+    within: float = 60.0,
 ) -> asyncio.subprocess.Process:
     """``python -m bot`` (or ``command``) in its own process against the fake Slack API."""
     env = {
@@ -240,7 +243,7 @@ async def start_bot(
         stdout=asyncio.subprocess.DEVNULL,
         stderr=(work / "bot.log").open("wb"),
     )
-    await wait_healthy(process, port)
+    await wait_healthy(process, port, within)
     return process
 
 
