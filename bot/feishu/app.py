@@ -14,7 +14,7 @@ composition root (bot/root/web.py), which closes them.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import aiohttp
 from aiohttp import web
@@ -33,7 +33,7 @@ from bot.feishu.settings import FeishuSettings
 from bot.ports import Answerer
 from bot.review.desk import ReviewDesk
 from bot.review.state import ReviewState
-from rag import GuardedRedis, ReviewedAnswers, ScopesFile
+from rag import GuardedRedis, ReviewedAnswers, ReviewRecord, ScopesFile
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +63,10 @@ def review_desk(
     redis: Redis | GuardedRedis | None,
     reviewed: ReviewedAnswers,
     pipeline: Answerer,
+    on_decision: Callable[[ReviewRecord], None] | None = None,
 ) -> ReviewDesk | None:
+    """``on_decision``: where each applied decision is recorded for ``rag report`` (the same
+    record store as Slack's, so review latency covers both platforms)."""
     if config.review_chat is None:
         logger.warning("FEISHU_REVIEW_CHAT unset: unverified Feishu answers are refused")
         return None
@@ -75,6 +78,7 @@ def review_desk(
         index=pipeline.index,
         reviewed=reviewed,
         reviewers=frozenset(config.reviewers) or None,
+        on_decision=on_decision,
     )
 
 
@@ -115,9 +119,10 @@ def add_feishu(
     log_questions: bool = False,
     retry: ApiRetry | None = None,
     scopes: ScopesFile | None = None,
+    on_decision: Callable[[ReviewRecord], None] | None = None,
 ) -> None:
     """``scopes``: SCOPES_FILE; chats and people as in Slack, FEISHU_REVIEW_CHAT trusted with
-    every scope."""
+    every scope. ``on_decision``: records each review decision for ``rag report``."""
     audiences = Audiences(scopes, review_channel=config.review_chat)
     slot = FeishuSlot()
     app[FEISHU] = slot
@@ -137,7 +142,9 @@ def add_feishu(
             app_secret=config.secret("app_secret"),
             retry=retry,
         )
-        desk = review_desk(config, api, redis=redis, reviewed=reviewed, pipeline=pipeline)
+        desk = review_desk(
+            config, api, redis=redis, reviewed=reviewed, pipeline=pipeline, on_decision=on_decision
+        )
         events = FeishuEvents(
             gate=gate,
             api=api,

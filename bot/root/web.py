@@ -74,6 +74,7 @@ def create_web_app(
             log_questions=settings.rag.log_questions,
             retry=seams.feishu_retry,
             scopes=config.scopes,
+            on_decision=None if records is None else records.review_writer(),
         )
     return app
 

@@ -20,6 +20,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from bot.feishu.retry import ApiRetry
+from bot.records import Background
 from rag.search.index import Index
 from tests.fakes.feishu_api import APP_ID, APP_SECRET, FakeFeishuApi, Message
 from tests.fakes.feishu_events import ENCRYPT_KEY, VERIFICATION_TOKEN, Delivery, FeishuEvents
@@ -128,6 +129,7 @@ async def start_feishu(
     reviewers: tuple[str, ...] = (),
     scopes: Path | None = None,
     mode: str = "http",
+    records: Background | None = None,
 ) -> AsyncIterator[FeishuBot]:
     """The app composed from the environment as ``python -m bot`` does (Feishu on, Slack off),
     over ``redis_url`` — a Redis of the test's own: the app uses its default key names."""
@@ -144,5 +146,7 @@ async def start_feishu(
         waits.append(seconds)
 
     pipeline = hashing_pipeline(index, model=model, min_score=min_score)
-    async with compose(env, pipeline=pipeline, feishu_retry=ApiRetry(sleep=record)) as served:
+    async with compose(
+        env, pipeline=pipeline, feishu_retry=ApiRetry(sleep=record), records=records
+    ) as served:
         yield FeishuBot(feishu, FeishuEvents(f"{served.url}/feishu/events"), waits)
