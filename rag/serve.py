@@ -28,6 +28,7 @@ from rag.ingest.refresh import (
 )
 from rag.live import LivePipeline
 from rag.scopes.sets import ScopeCatalog
+from rag.search.embeddings import for_indexing
 from rag.settings import Settings
 
 FROM_SETTINGS = object()
@@ -69,7 +70,7 @@ def serve_pipeline(
     build = index_builder(
         settings.docs_dir,
         settings.index_dir,
-        embeddings=embeddings,
+        embeddings=None if embeddings is None else for_indexing(embeddings),
         min_score=settings.min_score,
         on_batch=backfill.batch,
     )

@@ -7,7 +7,8 @@
                             swap -> announce; without the lock another process is building,
                             and its announcement brings the new version here
 
-A build runs in a thread and makes a complete new index; only then is it swapped in
+A build runs in a thread of its own at the lowest CPU priority (:mod:`rag.ingest.priority`)
+and makes a complete new index; only then is it swapped in
 (:class:`rag.live.LivePipeline`), so nothing is answered from a half-built index and questions
 in flight finish on the old one. A failed build keeps the served index and is logged once
 (again only when the reason changes); ``/healthz`` shows the last refresh and its outcome.
@@ -29,6 +30,7 @@ from rag.chunks import content_hash
 from rag.ingest.build import load_or_build
 from rag.ingest.coordination import Announcer, BuildLock
 from rag.ingest.loaders import discover, load_folder
+from rag.ingest.priority import BackgroundBuilds
 from rag.live import LivePipeline
 from rag.search.embeddings import CachedEmbeddings, embedder_identity
 from rag.search.holder import Mode, Refresh
@@ -77,9 +79,11 @@ class Refresher:
         poll_seconds: float = POLL_SECONDS,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        builds: BackgroundBuilds | None = None,
     ) -> None:
         self.live = live
         self.build = build
+        self.builds = builds or BackgroundBuilds()
         self.docs_dir = docs_dir
         self.refresh_seconds = refresh_seconds
         self.lock = lock
@@ -129,7 +133,7 @@ class Refresher:
         started = time.perf_counter()
         try:
             seen = fingerprint or await asyncio.to_thread(_fingerprint_or_none, self.docs_dir)
-            built = await asyncio.to_thread(self.build)
+            built = await self.builds.run(self.build)
             self.fingerprint = seen
         except Exception as error:  # noqa: BLE001 - any failed build keeps the served index
             self._failed(trigger, error, time.perf_counter() - started)
@@ -252,9 +256,9 @@ def lexical_build(docs_dir: Path, *, min_score: float | None) -> Built:
 
 
 def vectors_missing(index_dir: Path, embeddings: Embeddings, index: Index) -> int:
-    """About how many of ``index``'s passages the embedding cache has no vector for."""
-    cached = CachedEmbeddings(embeddings, index_dir)
-    return max(0, len({chunk.hash for chunk in index.chunks}) - len(cached))
+    """How many of ``index``'s passages the embedding cache has no vector for (by content: a
+    folder edited while the bot was down has as many vectors as passages, not the same ones)."""
+    return CachedEmbeddings(embeddings, index_dir).missing([chunk.hash for chunk in index.chunks])
 
 
 def _fingerprint_or_none(docs_dir: Path) -> str | None:

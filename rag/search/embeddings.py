@@ -66,6 +66,34 @@ class E5Embeddings(Embeddings):
         return np.asarray(vector, np.float32).tolist()  # type: ignore[no-any-return]
 
 
+class SeparateIndexing(Embeddings):
+    """Queries on one embedder, indexing on another handle of the same model (same identity,
+    so the same vectors and cache): a question never waits for a rebuild's batch to finish.
+
+    One E5 handle serialises its calls; a rebuild holding it for a 32-passage batch (several
+    seconds on 2 cores) made every dense query meanwhile wait that long.
+    """
+
+    def __init__(self, queries: Embeddings, documents: Embeddings) -> None:
+        self.queries = queries
+        self.documents = documents
+        self.identity = embedder_identity(queries)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.documents.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.queries.embed_query(text)
+
+
+def for_indexing(embeddings: Embeddings) -> Embeddings:
+    """``embeddings`` with a handle of its own for indexing where one handle serialises calls
+    (the bundled e5: a second copy of the model, about 75 MB, loaded when first used)."""
+    if isinstance(embeddings, E5Embeddings):
+        return SeparateIndexing(embeddings, E5Embeddings(batch_size=embeddings.batch_size))
+    return embeddings
+
+
 class HashingEmbeddings(Embeddings):
     """Lexical features hashed (crc32, stable across processes) into ``dim`` signed buckets.
 
@@ -165,6 +193,11 @@ class CachedEmbeddings(Embeddings):
 
     def __len__(self) -> int:
         return len(self._vectors)
+
+    def missing(self, keys: Sequence[str]) -> int:
+        """How many of ``keys`` (text hashes) have no vector yet."""
+        with self._lock:
+            return sum(1 for key in set(keys) if key not in self._vectors)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         keys = [content_hash(text) for text in texts]

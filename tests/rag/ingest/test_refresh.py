@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import shutil
+import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +17,15 @@ from rag.cache.answers import MemoryCache
 from rag.generate.extractive import ExtractiveChatModel
 from rag.generate.llm import Generator
 from rag.ingest.coordination import FileLock, ManifestAnnouncer
-from rag.ingest.refresh import Built, Refresher, fingerprint, index_builder
+from rag.ingest.priority import LOWEST
+from rag.ingest.refresh import (
+    Built,
+    Refresher,
+    fingerprint,
+    index_builder,
+    lexical_build,
+    vectors_missing,
+)
 from rag.live import LivePipeline
 from rag.pipeline import Pipeline
 from rag.search.embeddings import HashingEmbeddings
@@ -178,3 +189,47 @@ async def test_a_question_in_flight_finishes_on_the_index_it_started_with(
     model.go.set()
     result = await asyncio.wait_for(asking, 10)
     assert any("4800" in hit.chunk.text for hit in result.hits)  # the old index, whole
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
+async def test_rebuilds_run_at_the_lowest_cpu_priority_and_questions_do_not(
+    docs: Path, tmp_path: Path
+) -> None:
+    """A rebuild embeds with every core it gets; questions must get them first."""
+    live, refresher, clock = serving(docs, tmp_path / "index")
+
+    def nice_here() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    seen: list[int] = []
+    build = refresher.build
+
+    def watched() -> Built:
+        seen.append(nice_here())
+        return build()
+
+    refresher.build = watched
+    (docs / "courses.md").write_text("# 课程\n\n流利级 5200 元。\n", encoding="utf-8")
+    clock.now = 61
+    await refresher.tick()
+
+    assert seen == [LOWEST]
+    assert "5200" in " ".join(c.text for c in live.index.chunks)
+    assert await asyncio.to_thread(nice_here) == os.getpriority(os.PRIO_PROCESS, 0)
+    assert nice_here() == os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def test_passages_missing_vectors_are_counted_by_content_not_by_number(
+    docs: Path, tmp_path: Path
+) -> None:
+    """A folder edited while the bot was down has as many cached vectors as passages, but not
+    theirs: the bot must start lexically instead of embedding them before it answers."""
+    index_dir = tmp_path / "index"
+    embeddings = HashingEmbeddings()
+    index_builder(docs, index_dir, embeddings=embeddings, min_score=None)()
+    for path in sorted(docs.rglob("*.md"))[:3]:
+        path.write_text(path.read_text(encoding="utf-8") + "\n\n修订。\n", encoding="utf-8")
+
+    lexical = lexical_build(docs, min_score=None)
+
+    assert vectors_missing(index_dir, embeddings, lexical.index) >= 3

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,9 @@ from rag.search.embeddings import (
     CachedEmbeddings,
     E5Embeddings,
     HashingEmbeddings,
+    SeparateIndexing,
     embedder_identity,
+    for_indexing,
 )
 from rag.settings import Settings
 
@@ -94,3 +97,23 @@ def test_settings_choose_the_embedder() -> None:
     )
     assert remote is not None
     assert "m@http://127.0.0.1:9" in embedder_identity(remote)
+
+
+def test_indexing_gets_an_e5_handle_of_its_own_so_a_query_never_waits_for_a_batch() -> None:
+    served = E5Embeddings()
+    both = for_indexing(served)
+    assert isinstance(both, SeparateIndexing)
+    assert both.queries is served
+    assert isinstance(both.documents, E5Embeddings)
+    assert both.documents is not served
+    assert embedder_identity(both) == embedder_identity(served)  # the same cached vectors
+
+    # A rebuild's batch under way on the indexing handle:
+    with both.documents._lock, ThreadPoolExecutor(1) as pool:
+        query = pool.submit(both.embed_query, "年假怎么算？")
+        assert len(query.result(timeout=60)) == 384
+
+
+def test_other_embedders_index_through_themselves() -> None:
+    hashing = HashingEmbeddings()
+    assert for_indexing(hashing) is hashing
