@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from rag.check.claims import MIN_SUPPORT
 from rag.check.screen import Screening
 
-SWEEP = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
+SWEEP = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from rag.check.claims import MIN_SUPPORT
 from rag.check.screen import screen
 from rag.cli import main
 from rag.cli.check_eval import read_records
@@ -95,3 +96,27 @@ def test_a_malformed_line_is_named_and_exits_2(
     code, _ = _run(tmp_path, [{"id": "x", "answer": "no sources"}])
     assert code == 2
     assert "line 1" in capsys.readouterr().err
+
+
+def test_each_threshold_row_is_the_decision_the_checker_takes_at_that_threshold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    half = {  # half of its content words are in the source: passes at 0.5, not above
+        "id": "half",
+        "answer": "Full-time employees receive paid leave, gym access, cafeteria meals and "
+        "free parking [1].",
+        "sources": [SOURCE],
+        "label": "supported",
+        "origin": "hand/en",
+        "meta": {"question": "What do employees get?", "has_number": False},
+    }
+    _run(tmp_path, [half])
+    rows = {
+        line.split()[2]: line for line in capsys.readouterr().out.splitlines() if "t = " in line
+    }
+    assert "0.0% (0/1)" in rows["0.50"]
+    assert "100.0% (1/1)" in rows["0.55"]
+    for threshold, flagged in ((0.5, False), (0.55, True)):
+        monkeypatch.setitem(MIN_SUPPORT, "en", threshold)
+        _, out = _run(tmp_path, [half])
+        assert out[0]["flagged"] is flagged
