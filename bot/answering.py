@@ -2,7 +2,8 @@
 
     cut the question to MAX_QUESTION_CHARS (the asker is told)
       -> in a conversation the bot answered before: small talk ends here (no reply)
-      -> thread.working()                      (the asker sees progress within a second)
+      -> thread.working()                      (the asker sees progress within a second;
+                                                thread.reached(stage) as the answer moves on)
       -> the standalone question (rag.Rewriter: rules, or the chat model when configured)
          from the conversation's earlier questions; remembered as its latest turn
       -> pipeline.answer(standalone question)
@@ -25,7 +26,7 @@ from dataclasses import replace
 
 from bot import texts
 from bot.conversation import Conversation, Conversations
-from bot.ports import Answerer, AskerThread, Origin, Reply, ReviewHooks, Unreachable
+from bot.ports import Answered, Answerer, AskerThread, Origin, Reply, ReviewHooks, Unreachable
 from bot.questionlog import QuestionLog
 from rag import (
     MAX_QUESTION_CHARS,
@@ -130,7 +131,7 @@ class Answering:
             queued = time.perf_counter()
             async with self._slots:
                 log.timings_ms["queued"] = _ms(queued)
-                reply = await self._reply(origin, language, log)
+                reply = await self._reply(origin, language, log, thread)
             step = time.perf_counter()
             log.stage = "deliver"
             log.messages = await thread.reply(replace(reply, notice=notice if was_cut else ""))
@@ -179,11 +180,17 @@ class Answering:
             conversation=history,
         )
 
-    async def _reply(self, origin: Origin, language: Language, log: QuestionLog) -> Reply:
+    async def _reply(
+        self, origin: Origin, language: Language, log: QuestionLog, thread: AskerThread
+    ) -> Reply:
         step = time.perf_counter()
         log.stage = "pipeline"
         try:
-            result = await self.answerer.answer(origin.question, scope=origin.scope)
+            result = await self.answerer.answer(
+                origin.question,
+                scope=origin.scope,
+                progress=lambda stage: thread.reached(stage, language),
+            )
         except GenerationError as error:
             log.error = f"generation:{error.reason}"
             logger.warning("chat model failed for event %s: %s", log.event_id, error)
@@ -192,7 +199,10 @@ class Answering:
             log.timings_ms["answer"] = _ms(step)
         log.record(result)
         if isinstance(result, Answer):
-            return Reply(language, result=result)
+            version = self.answerer.index.version
+            return Reply(
+                language, result=result, answered=Answered(origin.user, origin.scope, version)
+            )
         if isinstance(result, Refusal):
             offer = self.review.ask_human_ticket(result, origin) if self.review else None
             return Reply(language, result=result, ask_human=offer)

@@ -11,7 +11,8 @@ Answer core side (implemented by :class:`rag.pipeline.Pipeline`, stubbed in test
 Platform side, for answering (:mod:`bot.answering` drives it, one object per question):
 
 - :class:`AskerThread` — the asker's conversation: ``working(language)`` shows progress (Slack: a
-  "Looking it up…" placeholder; Feishu: a reply in the thread), ``reply(reply)`` shows the
+  thread status, else a "Looking it up…" placeholder; Feishu: a reply in the thread),
+  ``reached(stage, language)`` follows the answer's stages, ``reply(reply)`` shows the
   :class:`Reply` (in place of the progress note when there is one) and returns how many
   messages that took, ``failed(language)`` puts the one human failure sentence there and never
   raises. A platform that cannot deliver raises :class:`Unreachable` (logged, not retried).
@@ -34,10 +35,21 @@ payload is a :class:`~bot.review.records.Ticket`, which a platform renders as it
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from bot.review.records import Decision, Ticket
-from rag import Answer, Chunk, Hit, Language, Problem, Refusal, Result, Unverified
+from rag import (
+    Answer,
+    Chunk,
+    Hit,
+    Language,
+    Problem,
+    Progress,
+    Refusal,
+    Result,
+    Stage,
+    Unverified,
+)
 
 
 class SourceIndex(Protocol):
@@ -56,7 +68,18 @@ class Answerer(Protocol):
     @property
     def index(self) -> SourceIndex: ...
 
-    async def answer(self, question: str, *, scope: str = ...) -> Result: ...
+    async def answer(
+        self, question: str, *, scope: str = ..., progress: Progress | None = None
+    ) -> Result: ...
+
+
+@runtime_checkable
+class Withdrawer(Protocol):
+    """The answer core's side of two 👎 (:meth:`rag.Pipeline.withdraw`)."""
+
+    async def withdraw(
+        self, question: str, *, scope: str, index_version: str, text_hash: str, by: str
+    ) -> Answer | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +114,15 @@ class Unreachable(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class Answered:
+    """What the feedback buttons under an answer carry, so a vote needs no lookup."""
+
+    asker: str
+    scope: str
+    index_version: str
+
+
+@dataclass(frozen=True, slots=True)
 class Reply:
     """What the asker is shown: a result to render, or a fixed sentence."""
 
@@ -103,11 +135,16 @@ class Reply:
     """Shown above the reply (e.g. the question was cut)."""
     ask_human: Ticket | None = None
     """Under a refusal: the payload of an "Ask a human" button (``None``: no button)."""
+    answered: Answered | None = None
+    """Under an answer: who asked, where and on which index (for the feedback buttons)."""
 
 
 class AskerThread(Protocol):
     async def working(self, language: Language) -> None:
         """Show the asker their question is being worked on."""
+
+    def reached(self, stage: Stage, language: Language) -> None:
+        """The answer reached ``stage``: show it if the platform can (never blocks)."""
 
     async def reply(self, reply: Reply) -> int:
         """Show ``reply`` (in place of the progress note, if any); how many messages it took."""
@@ -152,6 +189,9 @@ class NewCard:
     """A follow-up's earlier standalone questions, oldest first (the card shows them)."""
     asked: str = ""
     """A follow-up as the person wrote it, when it was rewritten into ``question``."""
+    votes: tuple[tuple[str, str], ...] = ()
+    """On a card for an answer people voted down (``draft``: that answer): (voter, what was
+    wrong) for each 👎."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,8 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-from bot.ports import Answerer, SourceIndex
-from rag import RecordStore, Result, ReviewRecord, question_record
+from bot.ports import Answerer, SourceIndex, Withdrawer
+from rag import Answer, Progress, RecordStore, Result, ReviewRecord, question_record
 
 logger = logging.getLogger(__name__)
 
@@ -79,8 +79,10 @@ class RecordingAnswerer:
     def index(self) -> SourceIndex:
         return self.inner.index
 
-    async def answer(self, question: str, *, scope: str = "all") -> Result:
-        result = await self.inner.answer(question, scope=scope)
+    async def answer(
+        self, question: str, *, scope: str = "all", progress: Progress | None = None
+    ) -> Result:
+        result = await self.inner.answer(question, scope=scope, progress=progress)
         record = question_record(
             result,
             scope=scope,
@@ -90,6 +92,16 @@ class RecordingAnswerer:
         )
         self.writer.start(self.writer.store.add_question(record))
         return result
+
+    async def withdraw(
+        self, question: str, *, scope: str, index_version: str, text_hash: str, by: str
+    ) -> Answer | None:
+        """Passed on to the pipeline (two 👎: :mod:`bot.feedback`)."""
+        if not isinstance(self.inner, Withdrawer):
+            return None
+        return await self.inner.withdraw(
+            question, scope=scope, index_version=index_version, text_hash=text_hash, by=by
+        )
 
     async def aclose(self) -> None:
         await self.writer.drain()

@@ -7,16 +7,23 @@ fixed sentences (refusal, model failure) stay in :mod:`rag.messages`.
 
 from __future__ import annotations
 
-from rag import Language
+from rag import Language, Stage
 
 WORKING: dict[Language, str] = {"zh": "正在查资料…", "en": "Looking it up…"}
 
-STATUS: dict[Language, tuple[str, ...]] = {
-    "zh": ("正在查找资料…", "正在核对出处…"),
-    "en": ("Looking through the documents…", "Checking the sources…"),
+STATUS: dict[Language, dict[Stage, str]] = {
+    "zh": {
+        "retrieving": "正在查找资料…",
+        "generating": "正在起草回答…",
+        "checking": "正在核对出处…",
+    },
+    "en": {
+        "retrieving": "Looking through the documents…",
+        "generating": "Drafting the answer…",
+        "checking": "Checking the sources…",
+    },
 }
-"""The thread's status while an answer is prepared (Slack ``assistant.threads.setStatus``):
-the first is the status, all of them rotate while retrieving, generating and checking."""
+"""The thread's status (Slack ``assistant.threads.setStatus``) at each stage of an answer."""
 
 FEEDBACK_THANKS: dict[str, dict[Language, str]] = {
     "up": {"zh": "谢谢反馈！", "en": "Thanks for the feedback!"},
@@ -26,6 +33,26 @@ FEEDBACK_THANKS: dict[str, dict[Language, str]] = {
     },
 }
 """Shown only to the person who clicked 👍 / 👎 under an answer."""
+
+FEEDBACK_TELL: dict[Language, str] = {"zh": "说说哪里不对", "en": "Tell us what was wrong"}
+"""The button beside the thanks for a 👎: opens the optional "what was wrong" form."""
+
+FEEDBACK_FORM: dict[Language, dict[str, str]] = {
+    "zh": {
+        "title": "哪里不对？",
+        "label": "这个回答哪里不对？（可不填）",
+        "hint": "例如：费用写错了，应该是 5600 元。",
+        "submit": "提交",
+        "close": "取消",
+    },
+    "en": {
+        "title": "What was wrong?",
+        "label": "What was wrong with this answer? (optional)",
+        "hint": "E.g. the fee is wrong, it should be 5,600.",
+        "submit": "Send",
+        "close": "Cancel",
+    },
+}
 
 HELP = (
     "我只根据公司文档回答，并给出处。直接问我，例如：「退费怎么算？」\n"

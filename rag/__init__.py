@@ -6,7 +6,8 @@ The path of a question, one sub-package per stage::
     search/    lexical + dense search, rank fusion, the refusal gate and its calibration
     generate/  prompt, chat model (offline extractive answerer or OpenAI-compatible, retried)
     check/     the citation checker: references, claims, numbers, arithmetic, recited rules
-    cache/     answer cache (in-process or Redis), single-flight, reviewed answers
+    cache/     answer cache (in-process or Redis), single-flight, reviewed and withdrawn answers
+    feedback/  people's votes on answers (👍 / 👎 and what was wrong), for the bot and the report
     scopes/    who may see which documents: SCOPES_FILE, globs, scope sets and their keys
     pipeline   reviewed? -> cache -> retrieve -> gate -> generate -> check -> result
 
@@ -22,6 +23,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rag.assemble import (
         build_pipeline as build_pipeline,
+    )
+    from rag.cache.answers import (
+        answer_hash as answer_hash,
     )
     from rag.cache.breaker import (
         GuardedRedis as GuardedRedis,
@@ -49,6 +53,24 @@ if TYPE_CHECKING:
     )
     from rag.chunks import (
         Chunk as Chunk,
+    )
+    from rag.feedback.votes import (
+        MAX_NOTE_CHARS as MAX_NOTE_CHARS,
+    )
+    from rag.feedback.votes import (
+        VoteRecord as VoteRecord,
+    )
+    from rag.feedback.votes import (
+        VoteStore as VoteStore,
+    )
+    from rag.feedback.votes import (
+        VoteVerdict as VoteVerdict,
+    )
+    from rag.feedback.votes import (
+        question_key as question_key,
+    )
+    from rag.feedback.votes import (
+        vote_store as vote_store,
     )
     from rag.followup.rewrite import (
         Rewriter as Rewriter,
@@ -94,6 +116,12 @@ if TYPE_CHECKING:
     )
     from rag.problems import (
         by_sentence as by_sentence,
+    )
+    from rag.progress import (
+        Progress as Progress,
+    )
+    from rag.progress import (
+        Stage as Stage,
     )
     from rag.records import (
         Record as Record,
@@ -176,6 +204,7 @@ if TYPE_CHECKING:
 
 _HOME = {
     "build_pipeline": "rag.assemble",
+    "answer_hash": "rag.cache.answers",
     "GuardedRedis": "rag.cache.breaker",
     "RedisUnavailable": "rag.cache.breaker",
     "guarded": "rag.cache.breaker",
@@ -185,6 +214,12 @@ _HOME = {
     "ReviewedSource": "rag.cache.reviewed",
     "question_digest": "rag.cache.reviewed",
     "Chunk": "rag.chunks",
+    "MAX_NOTE_CHARS": "rag.feedback.votes",
+    "VoteRecord": "rag.feedback.votes",
+    "VoteStore": "rag.feedback.votes",
+    "VoteVerdict": "rag.feedback.votes",
+    "question_key": "rag.feedback.votes",
+    "vote_store": "rag.feedback.votes",
     "Rewriter": "rag.followup.rewrite",
     "is_small_talk": "rag.followup.smalltalk",
     "GenerationError": "rag.generate.llm",
@@ -203,6 +238,8 @@ _HOME = {
     "Record": "rag.records",
     "check_version": "rag.records",
     "validation_error": "rag.records",
+    "Progress": "rag.progress",
+    "Stage": "rag.progress",
     "ReviewRecord": "rag.report.records",
     "question_record": "rag.report.records",
     "RecordStore": "rag.report.store",

@@ -14,7 +14,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from rag.pipeline import DEFAULT_SCOPE, Pipeline
-from rag.results import Result
+from rag.progress import Progress
+from rag.results import Answer, Result
 from rag.search.holder import IndexHolder, Mode
 from rag.search.index import Index
 
@@ -38,8 +39,19 @@ class LivePipeline:
     def pipeline(self) -> Pipeline:
         return self._pipeline
 
-    async def answer(self, question: str, *, scope: str = DEFAULT_SCOPE) -> Result:
-        return await self._pipeline.answer(question, scope=scope)
+    async def answer(
+        self, question: str, *, scope: str = DEFAULT_SCOPE, progress: Progress | None = None
+    ) -> Result:
+        return await self._pipeline.answer(question, scope=scope, progress=progress)
+
+    async def withdraw(
+        self, question: str, *, scope: str, index_version: str, text_hash: str, by: str
+    ) -> Answer | None:
+        """See :meth:`Pipeline.withdraw`; the cache and reviewed answers are shared by every
+        index the pipeline was bound to."""
+        return await self._pipeline.withdraw(
+            question, scope=scope, index_version=index_version, text_hash=text_hash, by=by
+        )
 
     def swap(self, index: Index, *, mode: Mode, documents: int | None = None) -> None:
         min_score = self.fixed_min_score if self.fixed_min_score is not None else index.min_score

@@ -22,6 +22,13 @@ MODEL_FAILURE: dict[Language, str] = {
     "en": "Something went wrong, please try again in a moment.",
 }
 
+WITHDRAWN: dict[Language, str] = {
+    "zh": "两位同事认为这个回答有误（👎），已停止自动回答；请核对后再决定是否采用。",
+    "en": "Two people marked this answer wrong (👎), so it is no longer given automatically; "
+    "check it before it is used again.",
+}
+"""The problem a reviewer sees on the draft of an answer that votes withdrew."""
+
 _REFUSAL_CORE: dict[Language, str] = {
     "zh": "这件事资料里没写",
     "en": "Our documents don't cover this",
@@ -39,6 +46,10 @@ def refusal_text(language: Language) -> str:
 
 def model_failure_text(language: Language) -> str:
     return MODEL_FAILURE[language]
+
+
+def withdrawn_problem(language: Language) -> str:
+    return WITHDRAWN[language]
 
 
 def _letters(text: str) -> str:

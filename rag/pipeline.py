@@ -2,6 +2,9 @@
 
     reviewed answer? -> cache (single-flight) -> retrieve -> gate -> generate -> check
                                                           \\-> Refusal (model not called)
+    -> an answer people voted down (withdrawn) goes to review instead of being served
+
+``progress`` hears each stage of a fresh answer (retrieving, generating, checking).
 
 Results are values (``Answer | Refusal | Unverified``). The one failure that escapes is
 ``GenerationError`` — the chat model could not be reached after its retries — which the edge
@@ -14,8 +17,9 @@ import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 
-from rag.cache.answers import AnswerCache, cache_key, normalize_question
+from rag.cache.answers import AnswerCache, answer_hash, cache_key, normalize_question
 from rag.cache.reviewed import ReviewedAnswers
 from rag.check.judge import ModelJudge
 from rag.check.screen import screen
@@ -23,7 +27,9 @@ from rag.check.support import warm_up
 from rag.generate.llm import Generator
 from rag.generate.prompt import PROMPT_VERSION, build_messages
 from rag.language import detect_language
-from rag.messages import refusal_text
+from rag.messages import refusal_text, withdrawn_problem
+from rag.problems import Problem
+from rag.progress import Progress, Stage
 from rag.results import Answer, Hit, Refusal, Result, Unverified
 from rag.scopes.sets import ALL_KEY, ScopeCatalog
 from rag.search.index import Index
@@ -39,6 +45,11 @@ asker) before calling :meth:`Pipeline.answer`."""
 
 def _ms(since: float) -> float:
     return round((time.perf_counter() - since) * 1000, 3)
+
+
+def _tell(progress: Progress | None, stage: Stage) -> None:
+    if progress is not None:
+        progress(stage)
 
 
 @dataclass
@@ -66,7 +77,9 @@ class Pipeline:
             if self.judge is not None:  # judged and unjudged results must not share a key
                 self.model_id += f"+{self.judge.model_id}"
 
-    async def answer(self, question: str, *, scope: str = DEFAULT_SCOPE) -> Result:
+    async def answer(
+        self, question: str, *, scope: str = DEFAULT_SCOPE, progress: Progress | None = None
+    ) -> Result:
         """``scope``: the asker's :attr:`~rag.scopes.sets.ScopeSet.key`. It keys the reviewed
         answers, the cache and single-flight, and only its documents are searched."""
         question = question.strip()
@@ -75,15 +88,63 @@ class Pipeline:
             allowed = self.scopes.parse(scope)
             # Keyed by scope already; the check guards against a record filed under a wrong key.
             if reviewed is not None and all(allowed.allows(h.chunk.source) for h in reviewed.hits):
-                return reviewed
-        key = cache_key(
+                return await self._unless_withdrawn(reviewed, scope)
+        key = self._key(question, scope, self.index.version)
+        result = await self.cache.get_or_compute(
+            key, lambda: self._compute(question, scope, progress)
+        )
+        if result.provenance.cached_at is None:
+            return result  # computed now: checked for a withdrawal before it was cached
+        return await self._unless_withdrawn(result, scope)
+
+    def _key(self, question: str, scope: str, index_version: str) -> str:
+        return cache_key(
             normalize_question(question),
             scope=scope,
-            index_version=self.index.version,
+            index_version=index_version,
             model_id=self.model_id,
             prompt_version=PROMPT_VERSION,
         )
-        return await self.cache.get_or_compute(key, lambda: self._compute(question, scope))
+
+    async def withdraw(
+        self, question: str, *, scope: str, index_version: str, text_hash: str, by: str
+    ) -> Answer | None:
+        """Stop serving the answer to ``question`` whose text hashes to ``text_hash`` (two
+        people voted it down): out of the cache, a reviewed one forgotten, and the text kept
+        from being served again until a reviewer approves it. What the cache held, if it was
+        that answer (its text and sources for the reviewers)."""
+        question = question.strip()
+        dropped = await self.cache.forget(self._key(question, scope, index_version))
+        if index_version != self.index.version:  # the index changed since: its key too
+            dropped = await self.cache.forget(self._key(question, scope, self.index.version))
+        if self.reviewed is not None:
+            at = datetime.now(UTC)
+            await self.reviewed.withdraw(question, scope=scope, text_hash=text_hash, by=by, at=at)
+        if isinstance(dropped, Answer) and answer_hash(dropped.text) == text_hash:
+            return dropped
+        return None
+
+    async def _unless_withdrawn(self, result: Result, scope: str) -> Result:
+        """``result``, or — for an answer people voted down — a draft for review (a refusal
+        when a reviewer rejected that very text)."""
+        if not isinstance(result, Answer) or self.reviewed is None:
+            return result
+        question, text = result.question, result.text
+        if not await self.reviewed.is_withdrawn(question, scope=scope, text=text):
+            return result
+        if await self.reviewed.is_rejected(question, scope=scope, draft=text):
+            return Refusal(
+                question,
+                refusal_text(result.language),
+                result.hits,
+                reason="rejected_by_reviewer",
+                timings_ms=result.timings_ms,
+                language=result.language,
+            )
+        problem = Problem("voted_down", withdrawn_problem(result.language))
+        return Unverified(
+            question, text, (problem,), result.hits, result.timings_ms, language=result.language
+        )
 
     async def retrieve(self, question: str, *, scope: str = DEFAULT_SCOPE) -> list[Hit]:
         """The top-k passages ``scope`` may see (a key naming no scope today sees none)."""
@@ -92,9 +153,10 @@ class Pipeline:
         # Retrieval is CPU-bound numpy work: off the event loop, so Slack acks stay fast.
         return await asyncio.to_thread(index.search, question, self.top_k, rows=rows)
 
-    async def _compute(self, question: str, scope: str) -> Result:
+    async def _compute(self, question: str, scope: str, progress: Progress | None) -> Result:
         started = time.perf_counter()
         timings: dict[str, float] = {}
+        _tell(progress, "retrieving")
         hits = tuple(await self.retrieve(question, scope=scope))
         timings["retrieve"] = _ms(started)
         language = detect_language(question)
@@ -104,9 +166,11 @@ class Pipeline:
                 question, refusal_text(language), hits, timings_ms=timings, language=language
             )
 
+        _tell(progress, "generating")
         step = time.perf_counter()
         draft = await self.generator.generate(build_messages(question, hits))
         timings["generate"] = _ms(step)
+        _tell(progress, "checking")
         step = time.perf_counter()
         screening = screen(draft, hits, question=question, language=language)
         timings["check"] = _ms(step)
@@ -130,7 +194,8 @@ class Pipeline:
             timings["judge_tokens"] = judged.tokens
             timings["total"] = _ms(started)
         if report.ok:
-            return Answer(question, draft, hits, timings_ms=timings, language=language)
+            answer = Answer(question, draft, hits, timings_ms=timings, language=language)
+            return await self._unless_withdrawn(answer, scope)
         if self.reviewed is not None and await self.reviewed.is_rejected(
             question, scope=scope, draft=draft
         ):

@@ -30,6 +30,7 @@ KINDS = frozenset(
         "modality_mismatch",
         "judged_unsupported",
         "judge_unavailable",
+        "voted_down",
     }
 )
 

@@ -24,7 +24,7 @@ from bot.feishu.messages import Asked
 from bot.feishu.retry import FeishuApiError, describe
 from bot.ports import Reply, Unreachable
 from bot.review.texts import texts_for
-from rag import Answer, Language, model_failure_text
+from rag import Answer, Language, Stage, model_failure_text
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +57,10 @@ class FeishuThread:
     async def working(self, language: Language) -> None:
         [card] = text_cards(texts.WORKING[language])
         self.progress = await self._reply(card, "working")
+
+    def reached(self, stage: Stage, language: Language) -> None:
+        """The progress card says "Looking it up…" throughout: patching it per stage would
+        cost an Open API call each for little news."""
 
     async def reply(self, reply: Reply) -> int:
         cards = render(reply)

@@ -25,7 +25,7 @@ from bot.audience import Audiences
 from bot.conversation import Conversations, FollowUpSwitch
 from bot.dedupe import Dedupe
 from bot.digest import WeekClaims, WeeklyDigest, weekly_report
-from bot.feedback import Votes
+from bot.feedback import feedback_for
 from bot.ports import Answerer
 from bot.records import Background
 from bot.review.desk import ReviewDesk
@@ -116,7 +116,9 @@ def slack_app(
         conversations=Conversations(redis),
         rewriter=rewriter(config, pipeline),
         follow_ups=FollowUpSwitch(settings.follow_ups, scopes.follow_ups if scopes else {}),
-        votes=Votes(redis, log_questions=settings.rag.log_questions),
+        feedback=feedback_for(
+            settings.rag, redis=redis, answerer=pipeline, desk=desk, index=pipeline.index
+        ),
     )
 
 

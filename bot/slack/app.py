@@ -18,11 +18,12 @@ from bot.answering import Answering
 from bot.audience import Audiences
 from bot.conversation import Conversations, FollowUpSwitch
 from bot.dedupe import Dedupe
-from bot.feedback import Votes
+from bot.feedback import Feedback
 from bot.ports import Answerer, ReviewHooks
 from bot.slack.errors import apologise
-from bot.slack.listeners import assistant, feedback, questions, sources
-from rag import Rewriter
+from bot.slack.listeners import assistant, questions, sources
+from bot.slack.listeners import feedback as feedback_listeners
+from rag import Rewriter, vote_store
 
 
 def build_app(
@@ -38,14 +39,15 @@ def build_app(
     conversations: Conversations | None = None,
     rewriter: Rewriter | None = None,
     follow_ups: FollowUpSwitch | None = None,
-    votes: Votes | None = None,
+    feedback: Feedback | None = None,
 ) -> AsyncApp:
     """``signing_secret=None`` only for Socket Mode, where Slack does not sign requests.
 
     ``audiences``: who may see which documents where (SCOPES_FILE); ``None``: everyone, all.
     ``conversations``: what was asked earlier where (``None``: every question stands alone,
     no thread follow-ups); ``rewriter`` makes a follow-up standalone (rules by default);
-    ``votes`` keeps the 👍 / 👎 under answers (in this process when not given)."""
+    ``feedback`` keeps the 👍 / 👎 under answers and withdraws what two people vote down (in
+    this process, withdrawing nothing, when not given)."""
     app = AsyncApp(
         client=client,
         signing_secret=signing_secret or "",
@@ -65,8 +67,10 @@ def build_app(
     )
     sources.register(app, index=answerer.index, audiences=audiences)
     assistant.register(app, index=answerer.index, audiences=audiences)
-    feedback.register(
-        app, votes=votes or Votes(None, log_questions=log_questions), index=answerer.index
+    feedback_listeners.register(
+        app,
+        feedback=feedback or Feedback(vote_store(None, retention_days=30)),
+        index=answerer.index,
     )
     if register_extra is not None:
         register_extra(app)

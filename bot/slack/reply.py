@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot import texts
+from bot.ports import Answered
 from bot.slack import source_ref
 from bot.slack.feedback_buttons import feedback_block
 from bot.slack.limits import ACTIONS_ELEMENTS, BUTTON_TEXT, MESSAGE_TEXT, SECTION_TEXT, slack_date
@@ -111,13 +112,16 @@ def _messages(body: str, tail: list[Block]) -> list[SlackMessage]:
     return out
 
 
-def render_answer(result: Answer, language: Language) -> list[SlackMessage]:
-    """The answer in mrkdwn, split as needed; buttons and provenance on the last message."""
+def render_answer(
+    result: Answer, language: Language, answered: Answered | None = None
+) -> list[SlackMessage]:
+    """The answer in mrkdwn, split as needed; buttons, provenance and the feedback buttons
+    (``answered``: what a vote needs to withdraw it) on the last message."""
     tail = source_buttons(result.hits, result.cited)
     line = provenance_line(result.provenance, language)
     if line:
         tail.append(context(line))
-    tail.append(feedback_block(result))
+    tail.append(feedback_block(result, answered))
     return _messages(to_mrkdwn(result.text), tail)
 
 

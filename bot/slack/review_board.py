@@ -18,6 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.ports import Card, NewCard, PostedCard
 from bot.review.records import Decision, Ticket
 from bot.review.texts import conversation_line
+from bot.slack.feedback_cards import voted_down_card, with_votes
 from bot.slack.reply import SlackMessage
 from bot.slack.review_cards import (
     MAX_DRAFT_BLOCKS,
@@ -67,6 +68,8 @@ class SlackReviewBoard:
             )
             if new.conversation:
                 blocks.insert(QUESTION_AT, conversation_block(new))
+        elif new.votes:
+            text, blocks = voted_down_card(new, permalink)
         else:
             text, blocks = gap_card(
                 ticket, question=new.question, sources=new.sources, permalink=permalink
@@ -100,6 +103,21 @@ class SlackReviewBoard:
             )
         except SlackApiError:
             logger.exception("review card %s/%s not updated", card.channel, card.ts)
+
+    async def show_votes(self, card: Card, votes: tuple[tuple[str, str], ...]) -> None:
+        """Redraw the 👎 on a voted-down card (a note arrived after it was posted)."""
+        blocks = await self._card_blocks(card)
+        if not blocks:
+            return
+        try:
+            await self.client.chat_update(
+                channel=card.channel,
+                ts=card.ts,
+                text=card.question[:200],
+                blocks=with_votes(blocks, votes, card.question),
+            )
+        except SlackApiError:
+            logger.exception("voted-down card %s/%s not updated", card.channel, card.ts)
 
     async def members(self) -> frozenset[str] | None:
         members: set[str] = set()

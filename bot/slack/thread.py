@@ -1,8 +1,11 @@
 """The asker's thread in Slack (:class:`bot.ports.AskerThread`): progress, then the reply.
 
-    working()  -> in a thread: assistant.threads.setStatus "正在查找资料…" (rotating with
-                  "正在核对出处…"); where Slack refuses it (old workspace, missing
-                  assistant:write, rate limit, a top-level DM) chat.postMessage "Looking it up…"
+    working()  -> in a thread: assistant.threads.setStatus "正在查找资料…"; where Slack refuses
+                  it (old workspace, missing scope, rate limit, a top-level DM)
+                  chat.postMessage "Looking it up…" instead, left as it is until the reply
+    reached()  -> the status of the stage the answer entered ("正在起草回答…", "正在核对出处…"):
+                  at most one call per stage, sent in the background and never ahead of the
+                  reply (a stage still waiting when the reply is ready is dropped)
     reply()    -> Reply rendered to Block Kit (bot/slack/reply.py); chat.update of the
                   placeholder with the first message (or a new post when there is none),
                   chat.postMessage for any continuation; then the status is cleared
@@ -13,6 +16,7 @@ answering core. A placeholder Slack will not edit is replaced by a new post (and
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -26,7 +30,7 @@ from bot.slack.errors import SEND_ERRORS
 from bot.slack.incoming import Incoming
 from bot.slack.reply import SlackMessage, context, plain_message, render_answer, render_refusal
 from bot.slack.review_cards import ask_human_button
-from rag import Answer, Language, model_failure_text
+from rag import Answer, Language, Stage, model_failure_text
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +52,7 @@ def _without_retries(client: AsyncWebClient) -> AsyncWebClient:
 def render(reply: Reply) -> list[SlackMessage]:
     """A neutral reply as Slack messages; the notice (if any) heads the first one."""
     if isinstance(reply.result, Answer):
-        messages = render_answer(reply.result, reply.language)
+        messages = render_answer(reply.result, reply.language, reply.answered)
     elif reply.result is not None:
         extra = []
         if reply.ask_human is not None:
@@ -69,15 +73,42 @@ class SlackThread:
         self.placeholder = ""
         self.status = False
         """Whether the thread shows our status (cleared once the reply is there)."""
+        self._stages: set[Stage] = set()
+        self._next = ""
+        """The status waiting to be sent (only the latest: a newer stage supersedes it)."""
+        self._sender: asyncio.Task[None] | None = None
 
     async def working(self, language: Language) -> None:
-        if await self._set_status(texts.STATUS[language]):
+        self._stages.add("retrieving")
+        if await self._set_status(texts.STATUS[language]["retrieving"]):
             self.status = True
             return
         self.placeholder = await self._post(plain_message(texts.WORKING[language]))
 
+    def reached(self, stage: Stage, language: Language) -> None:
+        if not self.status or stage in self._stages:
+            return  # a placeholder stays as it is; each stage is shown once
+        self._stages.add(stage)
+        self._next = texts.STATUS[language][stage]
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.create_task(self._send_stages())
+
+    async def _send_stages(self) -> None:
+        while self._next and self.status:
+            status, self._next = self._next, ""
+            if not await self._set_status(status):
+                return  # Slack stopped taking statuses: the last one stays until the reply
+
+    async def _settle(self) -> None:
+        """Before the reply: drop a stage not yet sent, wait for the one being sent (a status
+        landing after the reply would hang over it)."""
+        self._next = ""
+        if self._sender is not None:
+            await self._sender
+
     async def reply(self, reply: Reply) -> int:
         messages = render(reply)
+        await self._settle()
         try:
             await self._deliver(messages)
         finally:
@@ -87,6 +118,7 @@ class SlackThread:
     async def failed(self, language: Language) -> None:
         failure = plain_message(model_failure_text(language))
         try:
+            await self._settle()
             if self.placeholder:
                 await self.client.chat_update(
                     channel=self.asked.channel,
@@ -100,8 +132,8 @@ class SlackThread:
             logger.exception("could not tell %s that answering failed", self.asked.channel)
         await self._clear_status()
 
-    async def _set_status(self, statuses: tuple[str, ...]) -> bool:
-        """Show ``statuses`` in the thread; ``False`` when Slack won't (then a placeholder)."""
+    async def _set_status(self, status: str) -> bool:
+        """Show ``status`` in the thread; ``False`` when Slack won't (then a placeholder)."""
         thread = self.asked.reply_thread
         if thread is None:  # a top-level DM has no thread to show a status in
             return False
@@ -109,12 +141,12 @@ class SlackThread:
             await _without_retries(self.client).assistant_threads_setStatus(
                 channel_id=self.asked.channel,
                 thread_ts=thread,
-                status=statuses[0],
-                loading_messages=list(statuses),
+                status=status,
+                loading_messages=[status],
             )
         except SEND_ERRORS as error:
             code = error.response.get("error") if isinstance(error, SlackApiError) else error
-            logger.info("assistant.threads.setStatus refused (%s); placeholder instead", code)
+            logger.info("assistant.threads.setStatus refused (%s)", code)
             return False
         return True
 

@@ -33,6 +33,7 @@ from typing import Protocol
 from cachetools import TLRUCache
 
 from rag.cache.singleflight import SingleFlight
+from rag.chunks import content_hash
 from rag.results import Answer, Refusal, Result
 
 KEY_LAYOUT = "v1"
@@ -91,6 +92,20 @@ def cache_key(
     return f"{KEY_LAYOUT}:{hashlib.blake2b(payload, digest_size=20).hexdigest()}"
 
 
+def question_digest(question: str, scope: str) -> str:
+    """Stable id of a (normalised question, scope): keys and log lines, never the text.
+
+    Normalised as :func:`cache_key` does, so a reviewed answer, a withdrawal and a cached
+    answer agree on which questions are "the same"."""
+    parts = "\x00".join((scope, normalize_question(question)))
+    return hashlib.blake2b(parts.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def answer_hash(text: str) -> str:
+    """Which answer text a vote or a withdrawal is about (the same text cached or reviewed)."""
+    return content_hash(text.strip())
+
+
 # --- what is kept, and for how long ----------------------------------------------------------
 
 
@@ -147,6 +162,11 @@ class CacheStats:
 class AnswerCache(Protocol):
     async def get_or_compute(self, key: str, compute: Compute) -> Result:
         """The stored result, or ``compute()`` once for all concurrent callers of ``key``."""
+        ...
+
+    async def forget(self, key: str) -> Result | None:
+        """Drop ``key``'s stored result (an answer people voted down); what it was, if any.
+        Raises nothing for a store that is away: the withdrawal's own mark still holds."""
         ...
 
     async def stats(self) -> CacheStats: ...
@@ -214,6 +234,10 @@ class MemoryCache:
         if ttl is not None:
             self._entries[key] = _Entry(result, self._now(), ttl)
         return result
+
+    async def forget(self, key: str) -> Result | None:
+        entry = self._entries.pop(key, None)
+        return None if entry is None else entry.result
 
     async def stats(self) -> CacheStats:
         self._entries.expire()

@@ -8,12 +8,12 @@ Keys under one prefix (default ``citebot:answer:``)::
                           still ours) when it ends
     {prefix}stats:hits | misses | shared   INCR counters for ``python -m rag cache stats``
 
-A hit is one round trip (a Lua GET that also counts the hit). Concurrent identical misses:
-within a process they share one task (rag.cache.singleflight); across processes the first
-takes the lock and the others poll for the value every ``poll_seconds``. A holder that dies
-stops renewing its lock, the lock expires and one waiter takes over; a waiter that has waited
-``max_wait_seconds`` computes anyway. When the holder's result is not kept (an unverified
-draft, a failure), the next waiter in line computes its own.
+A hit is one round trip (a Lua GET that also counts the hit); a withdrawal, one GETDEL.
+Concurrent identical misses: within a process they share one task (rag.cache.singleflight);
+across processes the first takes the lock and the others poll for the value every
+``poll_seconds``. A holder that dies stops renewing its lock, the lock expires and one waiter
+takes over; a waiter that has waited ``max_wait_seconds`` computes anyway. When the holder's
+result is not kept (an unverified draft, a failure), the next waiter computes its own.
 
 Redis faults — unreachable at start or mid-run, slow, erroring — never fail a question. The
 cache uses the process's one :class:`~rag.cache.breaker.GuardedRedis` (built at the edge and
@@ -21,8 +21,7 @@ shared with dedupe, review state and reviewed answers; redis-py's own retries ar
 cache call is bounded by the cache's own short ``timeout_seconds`` (0.2 s overall, whatever the
 shared client's longer default), and a failure opens the one shared breaker that skips Redis
 for its cooldown and logs once per outage. The question is then computed without the cache.
-A stored value that cannot be read (older layout, damage) is a miss, logged once per key, and
-is overwritten by the fresh result.
+An unreadable stored value (older layout, damage) is a miss, logged once, and overwritten.
 """
 
 from __future__ import annotations
@@ -278,6 +277,13 @@ class RedisCache:
                     return
             except RedisUnavailable:
                 return
+
+    async def forget(self, key: str) -> Result | None:
+        try:
+            raw = await self._call(lambda: self._client.getdel(self._value_key(key)))
+            return None if raw is None else decode(raw)[0]
+        except (RedisUnavailable, CodecError):
+            return None  # the withdrawal's mark keeps it from being served all the same
 
     # --- administration (python -m rag cache ...) --------------------------------------------
 

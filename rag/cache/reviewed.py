@@ -5,35 +5,36 @@ stored for the normalised question and scope, with the id and content hash of ev
 was built from. :meth:`ReviewedAnswers.lookup` serves it again — hits rebuilt from the current
 index, ``provenance.reviewed_by/at`` set — until any source it cites changes or disappears.
 A rejected draft is remembered by its content hash, so :meth:`ReviewedAnswers.is_rejected`
-stops the pipeline from queueing the very same draft for review again.
+stops the pipeline from queueing the very same draft for review again. An answer two people
+voted down is withdrawn (:meth:`ReviewedAnswers.withdraw`): a reviewed one is forgotten, and
+its text is remembered by hash, so :meth:`ReviewedAnswers.is_withdrawn` keeps the same text —
+cached, reviewed or freshly generated — from being served again until a reviewer approves it.
 
-Storage is a three-method :class:`Store` (the shared :class:`GuardedRedis` in production, a
-dict in one process). Store trouble never reaches the asker: lookups degrade to "nothing
+Storage is a :class:`~rag.cache.stores.Store` (the shared :class:`GuardedRedis` in production,
+a dict in one process). Store trouble never reaches the asker: lookups degrade to "nothing
 reviewed", writes report ``False``; the Redis policy's breaker logs the outage once.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import math
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from cachetools import TLRUCache
 from pydantic import ValidationError
-from redis.asyncio import Redis
 
-from rag.cache.answers import normalize_question
-from rag.cache.breaker import GuardedRedis, RedisUnavailable
+from rag.cache.answers import answer_hash, question_digest
+from rag.cache.breaker import RedisUnavailable
 from rag.cache.reviewed_records import FORMAT_VERSION, RejectionRecord, ReviewedRecord
+from rag.cache.stores import MemoryStore, RedisStore, Store
 from rag.chunks import Chunk, content_hash
 from rag.markers import cited_numbers
 from rag.records import validation_error
 from rag.results import Answer, Hit, Provenance
+
+__all__ = ["MemoryStore", "RedisStore", "ReviewedAnswers", "Store", "question_digest"]
 
 logger = logging.getLogger(__name__)
 
@@ -44,67 +45,6 @@ class ChunkSource(Protocol):
     """What lookup needs from the index: a chunk by its id (``rag.search.index.Index`` has it)."""
 
     def chunk(self, chunk_id: str) -> Chunk | None: ...
-
-
-class Store(Protocol):
-    async def get(self, key: str) -> str | None: ...
-    async def set(self, key: str, value: str, *, ttl_seconds: int | None) -> None: ...
-    async def aclose(self) -> None: ...
-
-
-class MemoryStore:
-    """One process only: what was reviewed is forgotten on restart."""
-
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
-        # Unbounded, like Redis without maxmemory; each value has its own TTL (or none).
-        self._values: TLRUCache[str, tuple[str, float]] = TLRUCache(
-            math.inf, ttu=lambda _key, value, now: now + value[1], timer=clock
-        )
-
-    async def get(self, key: str) -> str | None:
-        value = self._values.get(key)
-        return None if value is None else value[0]
-
-    async def set(self, key: str, value: str, *, ttl_seconds: int | None) -> None:
-        self._values[key] = (value, math.inf if ttl_seconds is None else ttl_seconds)
-
-    async def aclose(self) -> None:
-        self._values.clear()
-
-
-class RedisStore:
-    """Over the shared Redis (a bare client gets its own policy); raises RedisUnavailable.
-    Closes the client on :meth:`aclose` only when told it owns it, so a client shared with the
-    dedupe and review state is closed by whoever made it."""
-
-    def __init__(self, client: Redis | GuardedRedis, *, owns_client: bool = False) -> None:
-        self._redis = client if isinstance(client, GuardedRedis) else GuardedRedis(client)
-        self._owns_client = owns_client
-
-    async def get(self, key: str) -> str | None:
-        value = await self._redis.run(lambda: self._redis.client.get(key))
-        if value is None:
-            return None
-        return value.decode("utf-8") if isinstance(value, bytes) else str(value)
-
-    async def set(self, key: str, value: str, *, ttl_seconds: int | None) -> None:
-        await self._redis.run(lambda: self._redis.client.set(key, value, ex=ttl_seconds))
-
-    async def aclose(self) -> None:
-        if self._owns_client:
-            await self._redis.aclose()
-
-
-def _digest(*parts: str) -> str:
-    return hashlib.blake2b("\x00".join(parts).encode("utf-8"), digest_size=16).hexdigest()
-
-
-def question_digest(question: str, scope: str) -> str:
-    """Stable id of a (normalised question, scope): keys and log lines, never the text.
-
-    Normalised exactly as the answer cache does, so a reviewed answer and a cached one agree
-    on which questions are "the same"."""
-    return _digest(scope, normalize_question(question))
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +121,9 @@ class ReviewedAnswers:
         draft_hash = content_hash(draft.strip())
         return f"{self._prefix}rejected:{question_digest(question, scope)}:{draft_hash}"
 
+    def _withdrawn_key(self, question: str, scope: str, text_hash: str) -> str:
+        return f"{self._prefix}withdrawn:{question_digest(question, scope)}:{text_hash}"
+
     async def lookup(self, question: str, *, scope: str, index: ChunkSource) -> Answer | None:
         try:
             raw = await self._store.get(self._answer_key(question, scope))
@@ -197,6 +140,34 @@ class ReviewedAnswers:
         except RedisUnavailable:
             return False  # treated as a new draft; the breaker has logged the outage
         return raw is not None
+
+    async def is_withdrawn(self, question: str, *, scope: str, text: str) -> bool:
+        """Whether people voted this very text down for this question (and no reviewer has
+        approved it since)."""
+        try:
+            raw = await self._store.get(self._withdrawn_key(question, scope, answer_hash(text)))
+        except RedisUnavailable:
+            return False  # served; the breaker has logged the outage
+        return raw is not None
+
+    async def withdraw(
+        self, question: str, *, scope: str, text_hash: str, by: str, at: datetime
+    ) -> bool:
+        """Stop serving the answer whose text hashes to ``text_hash``: forget it if it is the
+        reviewed answer, and remember the text as withdrawn; ``False`` if not stored."""
+        key = self._answer_key(question, scope)
+        value = RejectionRecord(v=FORMAT_VERSION, by=by, at=at).model_dump_json()
+        try:
+            raw = await self._store.get(key)
+            record = None if raw is None else _decode(raw)
+            if record is not None and answer_hash(record.text) == text_hash:
+                await self._store.delete(key)
+            withdrawn = self._withdrawn_key(question, scope, text_hash)
+            await self._store.set(withdrawn, value, ttl_seconds=self._rejection_ttl)
+        except RedisUnavailable:
+            logger.warning("could not withdraw an answer (%s)", by)
+            return False
+        return True
 
     async def approve(
         self,
@@ -215,6 +186,8 @@ class ReviewedAnswers:
         record = _encode(question, text, sources, reviewer, at)
         try:
             await self._store.set(self._answer_key(question, scope), record, ttl_seconds=self._ttl)
+            # A person vouches for this text now, even if votes had withdrawn it before.
+            await self._store.delete(self._withdrawn_key(question, scope, answer_hash(text)))
         except RedisUnavailable:
             logger.warning("could not store the reviewed answer by %s", reviewer)
             return False

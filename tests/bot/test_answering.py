@@ -8,10 +8,10 @@ import logging
 import pytest
 
 from bot.answering import Answering, cut
-from bot.ports import Origin, Reply, Unreachable
+from bot.ports import Answered, Origin, Reply, Unreachable
 from bot.review.records import Ticket
 from bot.texts import HELP, QUESTION_CUT, UNVERIFIED
-from rag import GenerationError
+from rag import GenerationError, Language, Progress, Stage
 from rag.chunks import Chunk
 from rag.messages import model_failure_text, refusal_text
 from rag.problems import Problem
@@ -39,7 +39,9 @@ class _Answerer:
         self.result = result
         self.questions: list[str] = []
 
-    async def answer(self, question: str, *, scope: str = "all") -> Result:
+    async def answer(
+        self, question: str, *, scope: str = "all", progress: Progress | None = None
+    ) -> Result:
         self.questions.append(question)
         if isinstance(self.result, Exception):
             raise self.result
@@ -64,6 +66,9 @@ class _Thread:
 
     async def failed(self, language: str) -> None:
         self.shown.append(f"failed:{language}")
+
+    def reached(self, stage: Stage, language: Language) -> None:
+        self.shown.append(f"{stage}:{language}")
 
 
 class _Review:
@@ -90,7 +95,8 @@ async def test_an_answer_is_shown_after_the_progress_note() -> None:
     thread = _Thread()
     await Answering(_Answerer(answer)).answer("e1", ORIGIN, thread)
     assert thread.shown == ["working", "reply"]
-    assert thread.replies == [Reply("zh", result=answer)]
+    # The feedback buttons under it will say who asked, where, and on which index.
+    assert thread.replies == [Reply("zh", result=answer, answered=Answered("u1", "all", "v1"))]
 
 
 async def test_an_empty_question_gets_help_without_asking_the_pipeline() -> None:

@@ -7,6 +7,7 @@ import io
 from bot.console import banner, chat
 from rag.chunks import Chunk
 from rag.messages import refusal_text
+from rag.progress import Progress
 from rag.results import Answer, Hit, Refusal, Result
 
 
@@ -27,7 +28,9 @@ class _Answerer:
     def __init__(self) -> None:
         self.asked: list[str] = []
 
-    async def answer(self, question: str, *, scope: str = "all") -> Result:
+    async def answer(
+        self, question: str, *, scope: str = "all", progress: Progress | None = None
+    ) -> Result:
         self.asked.append(question)
         if "退费" in question:
             chunk = Chunk(

@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from bot.records import Background, RecordingAnswerer
-from rag import Result
+from rag import Progress, Result
 from rag.report.records import QuestionRecord, ReviewRecord
 from rag.results import Refusal
 from tests.rag.factories import policy_hits
@@ -20,7 +20,9 @@ class Index:
 class Answerer:
     index = Index()
 
-    async def answer(self, question: str, *, scope: str = "all") -> Result:
+    async def answer(
+        self, question: str, *, scope: str = "all", progress: Progress | None = None
+    ) -> Result:
         return Refusal(question, "…", tuple(policy_hits()))
 
     async def aclose(self) -> None:

@@ -1,0 +1,1 @@
+"""What people say about answers: their votes (:mod:`rag.feedback.votes`)."""
