@@ -161,10 +161,12 @@ async def test_the_thread_shows_a_status_while_answering_and_it_is_cleared(
     async with compose(bot_env(slack_api, **e5_env)) as served:
         bot = RunningBot(served.url, served.http, served.handled)
         await _asked(bot, first)
-    shown, cleared = slack_api.statuses
+    shown, *stages, cleared = slack_api.statuses
     assert (shown["channel_id"], shown["thread_ts"]) == (CHANNEL, first["ts"])
-    assert shown["status"] == STATUS["zh"][0]
-    assert shown["loading_messages"] == list(STATUS["zh"])
+    assert shown["status"] == STATUS["zh"]["retrieving"]
+    assert shown["loading_messages"] == [STATUS["zh"]["retrieving"]]
+    later = [STATUS["zh"]["generating"], STATUS["zh"]["checking"]]
+    assert [s["status"] for s in stages] == [s for s in later if s in str(stages)]
     assert cleared["status"] == ""
     [answer] = slack_api.thread(CHANNEL, first["ts"])
     assert answer.edits == 0  # no placeholder: the answer was posted as itself

@@ -1,0 +1,90 @@
+"""The vote store: one vote per person per answer, a note that stays with its 👎, bounded, and
+readable by the report — in this process and in Redis."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+from redis.asyncio import Redis
+
+from rag.feedback.votes import MemoryVotes, RedisVotes, VoteRecord, VoteStore, question_key
+from rag.report.records import question_key as report_key
+from tests.rag.cache_fakes import FakeClock
+
+QUESTION = "流利级的课程费是多少？"
+
+
+def _vote(user: str, verdict: str, *, answer: str = "C1:1.1", at: float = 1000.0) -> VoteRecord:
+    return VoteRecord.model_validate(
+        {
+            "at": at,
+            "answer": answer,
+            "user": user,
+            "verdict": verdict,
+            "hash": question_key(QUESTION),
+            "text": QUESTION,
+            "sources": ["courses.md#4"],
+            "index_version": "v1",
+        }
+    )
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(
+    request: pytest.FixtureRequest, redis_url: str
+) -> AsyncIterator[tuple[VoteStore, FakeClock]]:
+    clock = FakeClock(1000.0)
+    if request.param == "memory":
+        yield MemoryVotes(retention_days=1, max_answers=2, clock=clock), clock
+        return
+    prefix = f"test:votes:{uuid.uuid4().hex}:"
+    client = Redis.from_url(redis_url)
+    yield RedisVotes(client, retention_days=1, prefix=prefix, max_answers=2, clock=clock), clock
+    keys = [key async for key in client.scan_iter(match=f"{prefix}*")]
+    if keys:
+        await client.delete(*keys)
+    await client.aclose()
+
+
+async def test_a_second_click_replaces_the_person_s_vote(
+    store: tuple[VoteStore, FakeClock],
+) -> None:
+    votes, _ = store
+    await votes.cast(_vote("U1", "up"))
+    await votes.cast(_vote("U2", "down"))
+    now = await votes.cast(_vote("U1", "down", at=1001.0))
+    assert sorted((v.user, v.verdict) for v in now) == [("U1", "down"), ("U2", "down")]
+
+
+async def test_a_note_stays_with_a_repeated_down_vote_and_goes_with_a_change_of_mind(
+    store: tuple[VoteStore, FakeClock],
+) -> None:
+    votes, _ = store
+    await votes.cast(_vote("U1", "down"))
+    noted = await votes.annotate("C1:1.1", "U1", "  the fee is wrong  ")
+    assert noted is not None
+    assert [v.note for v in noted] == ["the fee is wrong"]
+    [again] = await votes.cast(_vote("U1", "down", at=1002.0))
+    assert again.note == "the fee is wrong"
+    [changed] = await votes.cast(_vote("U1", "up", at=1003.0))
+    assert changed.note == ""
+    assert await votes.annotate("C1:1.1", "U1", "too late") is None, "no 👎 to add it to"
+
+
+async def test_votes_since_and_bounded(store: tuple[VoteStore, FakeClock]) -> None:
+    votes, clock = store
+    for n, answer in enumerate(("C1:1", "C1:2", "C1:3")):
+        clock.now = 1000.0 + n
+        await votes.cast(_vote("U1", "down", answer=answer, at=clock.now))
+    recent = await votes.since(0)
+    assert [v.answer for v in recent] == ["C1:2", "C1:3"], "at most max_answers answers"
+    assert [v.answer for v in await votes.since(1002.0)] == ["C1:3"]
+    clock.now += 2 * 86400
+    assert await votes.since(0) == [], "nothing outlives the retention"
+
+
+def test_a_vote_joins_the_report_s_question_records_by_key() -> None:
+    assert question_key(QUESTION) == report_key(QUESTION)
+    assert question_key(" 流利级的课程费是多少? ") == report_key(QUESTION)
