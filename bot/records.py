@@ -39,6 +39,9 @@ class Background:
         task = asyncio.create_task(self._guarded(write))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        # Cancelled before it ran (the loop shutting down mid-answer): the record is lost, and
+        # closing the write says so to Python too, instead of "coroutine never awaited".
+        task.add_done_callback(lambda done: write.close() if done.cancelled() else None)
 
     async def _guarded(self, write: Coroutine[Any, Any, None]) -> None:
         try:
