@@ -43,8 +43,11 @@ def feedback_value(verdict: VoteVerdict, result: Answer, answered: Answered | No
             return value
         if sources:
             sources.pop()
-        else:
+        elif question:
             question = question[: len(question) - (len(value) - BUTTON_VALUE)]
+        else:
+            msg = f"feedback value is {len(value)} characters even without question and sources"
+            raise ValueError(msg)
 
 
 def feedback_block(result: Answer, answered: Answered | None = None) -> dict[str, Any]:
