@@ -210,11 +210,11 @@ def feedback_for(
     desk: ReviewDesk | None,
     index: SourceIndex,
 ) -> Feedback:
-    """The feedback loop as ``python -m bot`` wires it: votes in Redis (else this process),
+    """The feedback loop as ``python -m bot`` wires it: votes in Redis (else under INDEX_DIR),
     kept RETENTION_DAYS, questions kept under RECORD_QUESTIONS, withdrawals through the
     answerer, cards on ``desk`` (none without a review desk)."""
     return Feedback(
-        vote_store(redis, retention_days=settings.retention_days),
+        vote_store(redis, retention_days=settings.retention_days, index_dir=settings.index_dir),
         withdrawer=answerer if isinstance(answerer, Withdrawer) else None,
         voted_down=None if desk is None else VotedDown(desk.board, desk.state),
         index=index,

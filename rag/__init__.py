@@ -54,6 +54,9 @@ if TYPE_CHECKING:
     from rag.chunks import (
         Chunk as Chunk,
     )
+    from rag.feedback.stores import (
+        vote_store as vote_store,
+    )
     from rag.feedback.votes import (
         MAX_NOTE_CHARS as MAX_NOTE_CHARS,
     )
@@ -68,9 +71,6 @@ if TYPE_CHECKING:
     )
     from rag.feedback.votes import (
         question_key as question_key,
-    )
-    from rag.feedback.votes import (
-        vote_store as vote_store,
     )
     from rag.followup.rewrite import (
         Rewriter as Rewriter,
@@ -219,7 +219,7 @@ _HOME = {
     "VoteStore": "rag.feedback.votes",
     "VoteVerdict": "rag.feedback.votes",
     "question_key": "rag.feedback.votes",
-    "vote_store": "rag.feedback.votes",
+    "vote_store": "rag.feedback.stores",
     "Rewriter": "rag.followup.rewrite",
     "is_small_talk": "rag.followup.smalltalk",
     "GenerationError": "rag.generate.llm",

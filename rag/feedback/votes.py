@@ -15,7 +15,8 @@ Layout in Redis (REDIS_URL set; shared by every process), under one prefix::
                               :meth:`since` reads), trimmed on every write to the retention
                               and to MAX_ANSWERS
 
-Without Redis — or while it is away — this process's memory, bounded the same way.
+Without Redis, JSON lines under INDEX_DIR (:mod:`rag.feedback.files`); while Redis is away,
+this process's memory, bounded the same way. :func:`rag.feedback.stores.vote_store` chooses.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def _text(value: object) -> str:
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
-def _parsed(values: Iterable[str | bytes]) -> list[VoteRecord]:
+def parsed(values: Iterable[str | bytes]) -> list[VoteRecord]:
     votes = []
     for value in values:
         try:
@@ -191,11 +192,11 @@ class RedisVotes:
             pipe.expire(index, self._retention)
             pipe.hvals(key)
             replies = await pipe.execute()
-        return _parsed(replies[-1])
+        return parsed(replies[-1])
 
     async def _read(self, answer: str, user: str) -> VoteRecord | None:
         raw = await self.redis.run(lambda: self.redis.client.hget(self._key(answer), user))
-        found = _parsed([raw]) if raw is not None else []
+        found = parsed([raw]) if raw is not None else []
         return found[0] if found else None
 
     async def cast(self, vote: VoteRecord) -> list[VoteRecord]:
@@ -226,13 +227,6 @@ class RedisVotes:
                 for answer in answers:
                     pipe.hvals(self._key(_text(answer)))
                 replies = await pipe.execute()
-            return _parsed(value for values in replies for value in values)
+            return parsed(value for values in replies for value in values)
 
         return [vote for vote in await self.redis.run(read) if vote.at >= cutoff]
-
-
-def vote_store(redis: Redis | GuardedRedis | None, *, retention_days: int) -> VoteStore:
-    """Redis when there is one (shared by every process), else this process's memory."""
-    if redis is None:
-        return MemoryVotes(retention_days=retention_days)
-    return RedisVotes(redis, retention_days=retention_days)

@@ -3,12 +3,15 @@ readable by the report — in this process and in Redis."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
 
+from rag.feedback.files import FileVotes
 from rag.feedback.votes import MemoryVotes, RedisVotes, VoteRecord, VoteStore, question_key
 from rag.report.records import question_key as report_key
 from tests.rag.cache_fakes import FakeClock
@@ -31,13 +34,16 @@ def _vote(user: str, verdict: str, *, answer: str = "C1:1.1", at: float = 1000.0
     )
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "file", "redis"])
 async def store(
-    request: pytest.FixtureRequest, redis_url: str
+    request: pytest.FixtureRequest, redis_url: str, tmp_path: Path
 ) -> AsyncIterator[tuple[VoteStore, FakeClock]]:
     clock = FakeClock(1000.0)
     if request.param == "memory":
         yield MemoryVotes(retention_days=1, max_answers=2, clock=clock), clock
+        return
+    if request.param == "file":
+        yield FileVotes(tmp_path, retention_days=1, clock=clock), clock
         return
     prefix = f"test:votes:{uuid.uuid4().hex}:"
     client = Redis.from_url(redis_url)
@@ -78,11 +84,24 @@ async def test_votes_since_and_bounded(store: tuple[VoteStore, FakeClock]) -> No
     for n, answer in enumerate(("C1:1", "C1:2", "C1:3")):
         clock.now = 1000.0 + n
         await votes.cast(_vote("U1", "down", answer=answer, at=clock.now))
-    recent = await votes.since(0)
-    assert [v.answer for v in recent] == ["C1:2", "C1:3"], "at most max_answers answers"
+    recent = [v.answer for v in await votes.since(0)]
+    if isinstance(votes, FileVotes):  # bounded by the retention alone (pruned hourly)
+        assert recent == ["C1:1", "C1:2", "C1:3"]
+    else:
+        assert recent == ["C1:2", "C1:3"], "at most max_answers answers"
     assert [v.answer for v in await votes.since(1002.0)] == ["C1:3"]
     clock.now += 2 * 86400
     assert await votes.since(0) == [], "nothing outlives the retention"
+
+
+async def test_processes_without_redis_share_votes_through_the_file(tmp_path: Path) -> None:
+    one, two = (FileVotes(tmp_path, retention_days=1) for _ in range(2))
+    now = time.time()
+    await one.cast(_vote("U1", "down", at=now))
+    both = await two.cast(_vote("U2", "down", at=now + 1))
+    assert [v.user for v in both] == ["U1", "U2"]
+    assert [v.user for v in await one.since(0)] == ["U1", "U2"]
+    assert len(await FileVotes(tmp_path, retention_days=1).since(0)) == 2, "rag report's view"
 
 
 def test_a_vote_joins_the_report_s_question_records_by_key() -> None:
