@@ -49,9 +49,17 @@ class VotedDownCard:
     votes: Votes
 
 
+VOTED_PREFIX = "vote-"
+
+
 def review_id_of(answer: str) -> str:
     """The card's review id, from the answer: stable across processes."""
-    return "vote-" + hashlib.blake2b(answer.encode("utf-8"), digest_size=8).hexdigest()
+    return VOTED_PREFIX + hashlib.blake2b(answer.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def is_voted_down(review_id: str) -> bool:
+    """Whether a review is the card of an answer people voted down."""
+    return review_id.startswith(VOTED_PREFIX)
 
 
 @dataclass

@@ -116,7 +116,8 @@ class Pipeline:
         question = question.strip()
         dropped = await self.cache.forget(self._key(question, scope, index_version))
         if index_version != self.index.version:  # the index changed since: its key too
-            dropped = await self.cache.forget(self._key(question, scope, self.index.version))
+            now = await self.cache.forget(self._key(question, scope, self.index.version))
+            dropped = dropped or now
         if self.reviewed is not None:
             at = datetime.now(UTC)
             await self.reviewed.withdraw(question, scope=scope, text_hash=text_hash, by=by, at=at)

@@ -15,7 +15,7 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.ports import Card, NewCard, PostedCard
+from bot.ports import Answered, Card, NewCard, PostedCard
 from bot.review.records import Decision, Ticket
 from bot.review.texts import conversation_line
 from bot.slack.feedback_cards import voted_down_card, with_votes
@@ -28,6 +28,7 @@ from bot.slack.review_cards import (
     review_card,
 )
 from bot.slack.review_replies import colleague_answer, dismissal, rejection, reviewed_answer
+from bot.voted import is_voted_down
 from rag import Hit
 
 logger = logging.getLogger(__name__)
@@ -143,13 +144,16 @@ class SlackReviewBoard:
         messages: list[SlackMessage] = []
         if decision.verdict in ("approved", "edited"):
             at = datetime.fromtimestamp(decision.at, UTC)
-            messages = reviewed_answer(question, text, hits, reviewer=decision.reviewer, at=at)
+            answered = Answered(ticket.asker, ticket.scope, index_version="")
+            messages = reviewed_answer(
+                question, text, hits, reviewer=decision.reviewer, at=at, answered=answered
+            )
         elif decision.verdict == "rejected":
             messages = rejection(question)
         elif decision.verdict == "answered":
             messages = colleague_answer(question, text, reviewer=decision.reviewer)
         elif decision.verdict == "dismissed":
-            messages = dismissal(question)
+            messages = dismissal(question, voted=is_voted_down(ticket.review_id))
         try:
             for message in messages:
                 await self.client.chat_postMessage(

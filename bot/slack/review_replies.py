@@ -12,19 +12,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from bot.ports import Answered
 from bot.review.texts import texts_for
 from bot.slack.limits import MESSAGE_TEXT, SECTION_SAFE
 from bot.slack.mrkdwn import escape, split_text, to_mrkdwn
 from bot.slack.reply import SlackMessage, render_answer, section
-from rag import Answer, Hit, Provenance, detect_language, refusal_text
+from rag import Answer, Hit, Language, Provenance, detect_language, refusal_text
 
 
 def reviewed_answer(
-    question: str, text: str, hits: Sequence[Hit], *, reviewer: str, at: datetime
+    question: str,
+    text: str,
+    hits: Sequence[Hit],
+    *,
+    reviewer: str,
+    at: datetime,
+    answered: Answered | None = None,
 ) -> list[SlackMessage]:
+    """``answered``: the asker and scope, so two 👎 can withdraw this answer too."""
     provenance = Provenance(reviewed_by=reviewer, reviewed_at=at)
     answer = Answer(question, text, tuple(hits), provenance=provenance)
-    return render_answer(answer, detect_language(question))
+    return render_answer(answer, detect_language(question), answered)
 
 
 def rejection(question: str) -> list[SlackMessage]:
@@ -32,9 +40,18 @@ def rejection(question: str) -> list[SlackMessage]:
     return [SlackMessage(text=sentence, blocks=[section(escape(sentence))])]
 
 
-def dismissal(question: str) -> list[SlackMessage]:
-    """The asker who asked for a person hears that one looked, rather than nothing at all."""
-    sentence = texts_for(question).dismissed_to_asker
+VOTES_SEEN: dict[Language, str] = {
+    "zh": "同事看过了大家对这个回答的反馈。",
+    "en": "A colleague has looked at the feedback on this answer.",
+}
+"""A dismissed card of an answer people voted down: said in that answer's thread."""
+
+
+def dismissal(question: str, *, voted: bool = False) -> list[SlackMessage]:
+    """The asker who asked for a person hears that one looked, rather than nothing at all;
+    under an answer people voted down (``voted``), that the feedback was seen."""
+    words = texts_for(question)
+    sentence = VOTES_SEEN[detect_language(question)] if voted else words.dismissed_to_asker
     return [SlackMessage(text=sentence, blocks=[section(escape(sentence))])]
 
 

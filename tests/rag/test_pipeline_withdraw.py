@@ -155,3 +155,17 @@ async def test_a_refusal_reports_retrieving_only(index: Index, threshold: float)
 
 def _at() -> datetime:
     return datetime.fromisoformat(AT)
+
+
+async def test_an_answer_voted_down_before_a_reindex_is_withdrawn_under_both_versions(
+    index: Index, threshold: float, stores: tuple[AnswerCache, ReviewedAnswers]
+) -> None:
+    model = ScriptedChatModel(replies=[REPLY])
+    pipeline = _pipeline(index, threshold, model, stores)
+    await pipeline.answer(IN_KB)
+    withdrawn = await pipeline.withdraw(
+        IN_KB, scope="all", index_version="older", text_hash=answer_hash(REPLY), by="👎 U1, U2"
+    )
+    assert withdrawn is not None
+    assert withdrawn.text == REPLY, "found under the version served now"
+    assert isinstance(await pipeline.answer(IN_KB), Unverified)

@@ -11,10 +11,11 @@ import logging
 import pytest
 from redis.asyncio import Redis
 
+from bot.slack.review_replies import VOTES_SEEN
 from bot.texts import CACHED, FEEDBACK_THANKS, UNVERIFIED
 from rag.messages import WITHDRAWN
 from rag.search.index import Index
-from tests.fakes.slack_api import FakeSlackApi
+from tests.fakes.slack_api import FakeSlackApi, Message
 from tests.scenarios.feedback_harness import (
     BOB,
     CAROL,
@@ -30,12 +31,14 @@ from tests.scenarios.harness import (
     REVIEW_CHANNEL,
     RunningBot,
     bot_env,
+    button_click,
     compose,
     hashing_pipeline,
 )
 
 FEE = "流利级的课程费是多少？"
 NOTE = "费用写错了，应该问的是商务级。"
+REVIEWER = "U0REVIEWER"
 
 
 async def _stored(url: str, answer: str) -> dict[str, dict[str, object]]:
@@ -164,7 +167,8 @@ async def test_without_redis_two_down_votes_withdraw_a_fresh_answer_too(
     slack_api: FakeSlackApi, docs_index: Index
 ) -> None:
     pipeline = hashing_pipeline(docs_index)
-    async with compose(bot_env(slack_api), pipeline=pipeline) as served:
+    env = bot_env(slack_api, REVIEWERS=REVIEWER)
+    async with compose(env, pipeline=pipeline) as served:
         bot = RunningBot(served.url, served.http, served.handled)
         fresh = await ask(bot, slack_api, FEE)
         assert CACHED["zh"].split(" ·")[0] not in shown(fresh)
@@ -172,6 +176,26 @@ async def test_without_redis_two_down_votes_withdraw_a_fresh_answer_too(
         await vote(bot, slack_api, fresh, "down", user=DAVE)
         await vote(bot, slack_api, fresh, "down", user=CAROL)  # a third: no second card
         later = await ask(bot, slack_api, FEE)
-    cards = [m for m in slack_api.in_channel(REVIEW_CHANNEL) if f"<@{DAVE}>" in shown(m)]
-    assert len(cards) == 1
-    assert later.text == UNVERIFIED["zh"], "not the withdrawn answer from the cache"
+        cards = [m for m in slack_api.in_channel(REVIEW_CHANNEL) if f"<@{DAVE}>" in shown(m)]
+        assert len(cards) == 1
+        assert later.text == UNVERIFIED["zh"], "not the withdrawn answer from the cache"
+        # A reviewer dismisses the card: the voted answer's thread hears the feedback was seen.
+        dismiss = _card_button(cards[0], "gap_dismiss")
+        click = button_click(
+            slack_api, channel=REVIEW_CHANNEL, message_ts=cards[0].ts, button=dismiss, user=REVIEWER
+        )
+        assert (await bot.click(click)).status == 200
+        await bot.idle()
+    thread = slack_api.thread(CHANNEL, fresh.thread_ts or fresh.ts)
+    assert thread[-1].text == VOTES_SEEN["zh"]
+
+
+def _card_button(card: Message, action_id: str) -> dict[str, object]:
+    [button] = [
+        element
+        for block in card.blocks
+        if block["type"] == "actions"
+        for element in block["elements"]
+        if element["action_id"] == action_id
+    ]
+    return {"type": "button", **button}
