@@ -71,7 +71,9 @@ class WeekClaims:
             await self.redis.set(f"{PREFIX}first-run", str(now), nx=True)
             value = await self.redis.get(f"{PREFIX}first-run")
             return float(value) if value is not None else now
-        return await asyncio.to_thread(self._file_first_run, now)
+        # On the loop, not in a thread: creating one small file takes microseconds, and a
+        # thread cancelled at shutdown went on writing into INDEX_DIR while it was removed.
+        return self._file_first_run(now)
 
     def _file_first_run(self, now: float) -> float:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -84,7 +86,7 @@ class WeekClaims:
         if self.redis is not None:
             key = f"{PREFIX}week:{week}"
             return bool(await self.redis.set(key, str(os.getpid()), nx=True, ex=2 * WEEK_SECONDS))
-        return await asyncio.to_thread(self._create, self.directory / f"week-{week}", "")
+        return self._create(self.directory / f"week-{week}", "")  # on the loop, as above
 
     @staticmethod
     def _create(path: Path, text: str) -> bool:
