@@ -3,8 +3,9 @@
 :func:`serve_pipeline` builds the index (once, with the one embedder this process keeps for
 every rebuild), the pipeline around it, wraps it in a :class:`~rag.live.LivePipeline` whose
 index can be swapped, and gives it a :class:`~rag.ingest.refresh.Refresher` — coordinated
-through Redis when there is one (build lock, version announcements), else through INDEX_DIR.
-The edge runs ``live.follow()`` as a background task while it serves.
+through Redis when there is one (build lock, version announcements, the passages' vectors:
+:mod:`rag.ingest.sharing`), else through INDEX_DIR. The edge runs ``live.follow()`` as a
+background task while it serves.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from rag.ingest.refresh import (
     lexical_build,
     vectors_missing,
 )
+from rag.ingest.sharing import Sharing
 from rag.live import LivePipeline
 from rag.scopes.sets import ScopeCatalog
 from rag.search.embeddings import for_indexing
@@ -67,13 +69,7 @@ def serve_pipeline(
         embeddings = embeddings_from_settings(settings)
     assert embeddings is None or isinstance(embeddings, Embeddings)
     backfill = Backfill()
-    build = index_builder(
-        settings.docs_dir,
-        settings.index_dir,
-        embeddings=None if embeddings is None else for_indexing(embeddings),
-        min_score=settings.min_score,
-        on_batch=backfill.batch,
-    )
+    build, sharing = _builder(settings, embeddings, redis, backfill)
     try:
         known: str | None = fingerprint(settings.docs_dir)  # before the build: no change missed
     except OSError:
@@ -83,8 +79,7 @@ def serve_pipeline(
     live = LivePipeline(pipeline, mode=built.mode, fixed_min_score=settings.min_score)
     backfill.live = live
     live.holder.progress(0, missing)
-    client = None if redis is None else redis.client  # the lock and announcements: plain Redis
-    lock, announcers = coordination(settings.docs_dir, settings.index_dir, client)
+    lock, announcers = coordination(settings.index_dir, redis)
     refresher = Refresher(
         live,
         build,
@@ -96,6 +91,8 @@ def serve_pipeline(
     )
 
     async def follow() -> None:
+        if sharing is not None:
+            sharing.bridge.attach()  # builds from now on reach Redis through this loop
         if live.holder.state.mode == "lexical":
             # Embed in the background (one process per corpus: the build lock); without the
             # lock another process is at it, and its announcement brings the full index here.
@@ -108,6 +105,29 @@ def serve_pipeline(
 
     live.follower = follow
     return live
+
+
+def _builder(
+    settings: Settings,
+    embeddings: Embeddings | None,
+    redis: GuardedRedis | None,
+    backfill: Backfill,
+) -> tuple[Build, Sharing | None]:
+    """The build every refresh runs; with Redis it reads the vectors other processes computed
+    and shares its own (:mod:`rag.ingest.sharing`)."""
+    indexing = None if embeddings is None else for_indexing(embeddings)
+    sharing = None if redis is None or indexing is None else Sharing.over(redis, indexing)
+    shared = None if sharing is None or indexing is None else sharing.around(indexing)
+    build = index_builder(
+        settings.docs_dir,
+        settings.index_dir,
+        embeddings=indexing if shared is None else shared,
+        min_score=settings.min_score,
+        on_batch=backfill.batch,
+    )
+    if sharing is None or shared is None:
+        return build, None
+    return sharing.publishing(build, shared), sharing
 
 
 def _first_build(

@@ -2,12 +2,20 @@
 
 - A **build lock**, so a changed corpus is embedded once: in Redis (``SET NX PX``, renewed while
   the build runs, so a builder that dies frees it within :data:`LOCK_SECONDS`) when REDIS_URL is
-  set, else an ``flock`` on ``INDEX_DIR/.build.lock`` (processes on one machine).
+  set, else an ``flock`` on ``INDEX_DIR/.build.lock`` (processes on one machine). While Redis is
+  unreachable the file lock stands in: each machine then builds for itself.
 - **Where a new version is announced**: always the manifest in INDEX_DIR (which every build,
   also ``python -m rag index``, writes last); with Redis also a key every process polls, so
   processes on other machines hear of it too.
 
-The corpus is named by its folders, so two deployments sharing one Redis don't interfere.
+Who shares: every process on one Redis database. That database already is the deployment's
+(answer cache, reviews, question records and the weekly digest are shared through it), and it is
+what machines of one deployment have in common: their folders may sit at different paths, so a
+corpus named by its paths (as before) was never shared across them — while two deployments with
+the same container paths on one database collided. Two deployments on one Redis server use two
+databases (``redis://host:6379/0``, ``/1``). The vectors shared through Redis
+(:mod:`rag.ingest.shared_vectors`) are keyed by passage content and embedder, so whatever is
+shared is right by construction.
 """
 
 from __future__ import annotations
@@ -22,20 +30,16 @@ import secrets
 from pathlib import Path
 from typing import IO, Protocol
 
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
-
-from rag.chunks import content_hash
+from rag.cache.breaker import GuardedRedis, RedisUnavailable
 
 logger = logging.getLogger(__name__)
 
 LOCK_SECONDS = 30.0
 PREFIX = "citebot:index:"
+"""Every key of the deployment's index in Redis starts so (lock, version, shared vectors)."""
 MANIFEST_FILE = "manifest.json"
-
-
-def corpus_id(docs_dir: Path, index_dir: Path) -> str:
-    return content_hash(f"{docs_dir.resolve()}\n{index_dir.resolve()}")[:12]
+COMMAND_SECONDS = 2.0
+"""Bound of one lock or version command: background work, so roomier than the answer cache's."""
 
 
 class BuildLock(Protocol):
@@ -76,40 +80,68 @@ class FileLock:
 
 
 class RedisLock:
+    """One builder across machines; while Redis is unreachable, ``fallback`` (this machine's
+    file lock) decides, so a bot keeps following its documents through an outage."""
+
     _RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end"
     _RENEW = (
         "if redis.call('get', KEYS[1]) == ARGV[1] then "
         "return redis.call('pexpire', KEYS[1], ARGV[2]) end"
     )
 
-    def __init__(self, redis: Redis, corpus: str, *, seconds: float = LOCK_SECONDS) -> None:
+    def __init__(
+        self, redis: GuardedRedis, fallback: BuildLock, *, seconds: float = LOCK_SECONDS
+    ) -> None:
         self._redis = redis
-        self.key = f"{PREFIX}{corpus}:build-lock"
+        self._fallback = fallback
+        self.key = f"{PREFIX}build-lock"
         self._ms = int(seconds * 1000)
         self._token = ""
+        self._local = False
         self._renewing: asyncio.Task[None] | None = None
 
     async def acquire(self) -> bool:
         token = secrets.token_hex(8)
-        if not await self._redis.set(self.key, token, nx=True, px=self._ms):
+        client = self._redis.client
+        try:
+            taken = await self._redis.run(
+                lambda: client.set(self.key, token, nx=True, px=self._ms),
+                timeout_seconds=COMMAND_SECONDS,
+            )
+        except RedisUnavailable:
+            self._local = await self._fallback.acquire()
+            return self._local
+        if not taken:
             return False
         self._token = token
         self._renewing = asyncio.create_task(self._renew())
         return True
 
     async def _renew(self) -> None:
+        client = self._redis.client
         while True:
             await asyncio.sleep(self._ms / 3000)
-            with contextlib.suppress(RedisError, OSError):
-                await self._redis.eval(self._RENEW, 1, self.key, self._token, self._ms)
+            with contextlib.suppress(RedisUnavailable):
+                await self._redis.run(
+                    lambda: client.eval(self._RENEW, 1, self.key, self._token, self._ms),
+                    timeout_seconds=COMMAND_SECONDS,
+                )
 
     async def release(self) -> None:
+        if self._local:
+            self._local = False
+            await self._fallback.release()
         if self._renewing is not None:
             self._renewing.cancel()
             self._renewing = None
         if self._token:
-            await self._redis.eval(self._RELEASE, 1, self.key, self._token)
-            self._token = ""
+            token, self._token = self._token, ""
+            client = self._redis.client
+            with contextlib.suppress(RedisUnavailable):  # unreleased, it expires by itself
+                await self._redis.run(
+                    lambda: client.eval(self._RELEASE, 1, self.key, token),
+                    timeout_seconds=COMMAND_SECONDS,
+                )
 
 
 class ManifestAnnouncer:
@@ -142,32 +174,31 @@ class ManifestAnnouncer:
 
 
 class RedisAnnouncer:
-    def __init__(self, redis: Redis, corpus: str) -> None:
+    def __init__(self, redis: GuardedRedis) -> None:
         self._redis = redis
-        self.key = f"{PREFIX}{corpus}:version"
+        self.key = f"{PREFIX}version"
 
     async def latest(self) -> str | None:
-        value = await self._redis.get(self.key)
+        """``None`` while Redis is unreachable: the manifest and the scan still work."""
+        client = self._redis.client
+        try:
+            value = await self._redis.run(
+                lambda: client.get(self.key), timeout_seconds=COMMAND_SECONDS
+            )
+        except RedisUnavailable:
+            return None
         return value.decode() if isinstance(value, bytes) else value
 
     async def announce(self, version: str) -> None:
-        await self._redis.set(self.key, version)
+        """Raises :class:`RedisUnavailable` when Redis could not be told."""
+        client = self._redis.client
+        await self._redis.run(
+            lambda: client.set(self.key, version), timeout_seconds=COMMAND_SECONDS
+        )
 
 
-def coordination(
-    docs_dir: Path, index_dir: Path, redis: Redis | None
-) -> tuple[BuildLock, list[Announcer]]:
+def coordination(index_dir: Path, redis: GuardedRedis | None) -> tuple[BuildLock, list[Announcer]]:
     manifest = ManifestAnnouncer(index_dir)
     if redis is None:
         return FileLock(index_dir), [manifest]
-    corpus = corpus_id(docs_dir, index_dir)
-    return RedisLock(redis, corpus), [manifest, RedisAnnouncer(redis, corpus)]
-
-
-async def announce_once(url: str, docs_dir: Path, index_dir: Path, version: str) -> None:
-    """Tell every bot process sharing this Redis that ``version`` is built (``rag index``)."""
-    redis = Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
-    try:
-        await RedisAnnouncer(redis, corpus_id(docs_dir, index_dir)).announce(version)
-    finally:
-        await redis.aclose()
+    return RedisLock(redis, FileLock(index_dir)), [manifest, RedisAnnouncer(redis)]

@@ -228,3 +228,9 @@ class CachedEmbeddings(Embeddings):
         partial = self.path.with_name(f"{self.path.stem}.{os.getpid()}.partial.npz")
         np.savez(partial, keys=np.asarray(keys, dtype=str), vectors=vectors.astype(np.float32))
         partial.replace(self.path)
+
+    def stored(self, keys: Sequence[str]) -> dict[str, np.ndarray[Any, np.dtype[np.float32]]]:
+        """The cached vectors of ``keys`` (text hashes), as embedded: what is shared through
+        Redis (:mod:`rag.ingest.shared_vectors`)."""
+        with self._lock:
+            return {key: self._vectors[key] for key in keys if key in self._vectors}

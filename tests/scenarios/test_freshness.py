@@ -25,7 +25,7 @@ from redis.asyncio import Redis
 
 from rag import guarded, serve_pipeline
 from rag.cache.reviewed import ReviewedAnswers
-from rag.ingest.coordination import PREFIX, corpus_id
+from rag.ingest.coordination import PREFIX
 from rag.ingest.refresh import index_builder
 from rag.search.embeddings import HashingEmbeddings
 from rag.settings import Settings, secret
@@ -196,17 +196,18 @@ async def test_an_edit_with_no_command_is_answered_after_the_next_scan(
 
 
 @pytest.fixture
-def shared_redis(redis_url: str, folders: tuple[Path, Path]) -> Iterator[str]:
-    yield redis_url
-    docs, index = folders
+def shared_redis(redis_url: str) -> Iterator[str]:
+    """The test Redis without any index keys (lock, version, vectors: one deployment's)."""
 
     async def clear() -> None:
         client = Redis.from_url(redis_url)
-        keys = [k async for k in client.scan_iter(f"{PREFIX}{corpus_id(docs, index)}:*")]
+        keys = [k async for k in client.scan_iter(f"{PREFIX}*")]
         if keys:
             await client.delete(*keys)
         await client.aclose()
 
+    asyncio.run(clear())
+    yield redis_url
     asyncio.run(clear())
 
 
