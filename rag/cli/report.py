@@ -21,7 +21,7 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from rag.assemble import embeddings_from_settings
-from rag.ingest.build import MANIFEST_FILE
+from rag.ingest.manifest import MANIFEST_FILE
 from rag.report.page import render_page
 from rag.report.render import as_csv, as_text
 from rag.report.store import record_store

@@ -1,28 +1,26 @@
 """The index on disk: a manifest under INDEX_DIR, rebuilt incrementally from DOCS_DIR.
 
-``manifest.json`` records the index version, the splitter, embedder and gate it was built
-with, and each file's content hash with its chunks; vectors live in the embedding cache
-(:class:`rag.search.embeddings.CachedEmbeddings`). :func:`load_or_build` re-reads only files
-whose hash changed and embeds only chunks whose text changed; a damaged manifest means a rebuild,
-never a crash.
+``manifest.json`` (:mod:`rag.ingest.manifest`) records the index version, the splitter, embedder
+and gate it was built with, and each file's content hash with its chunks; vectors live in the
+embedding cache (:class:`rag.search.embeddings.CachedEmbeddings`). :func:`load_or_build`
+re-reads only files whose hash changed and embeds only chunks whose text changed; a damaged
+manifest means a rebuild, never a crash.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
 from rag.chunks import Chunk
 from rag.ingest.documents import SourceDocument
 from rag.ingest.loaders import Skipped, load_folder
+from rag.ingest.manifest import Manifest, StoredChunk, StoredFile, read_manifest, write_manifest
 from rag.ingest.splitter import Splitter
 from rag.search.calibration import load_calibration
 from rag.search.embeddings import CachedEmbeddings, embedder_identity
@@ -30,9 +28,6 @@ from rag.search.gate import gate_for
 from rag.search.index import Index, Matrix, embed_texts, index_version
 
 logger = logging.getLogger(__name__)
-
-MANIFEST_FILE = "manifest.json"
-MANIFEST_FORMAT = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,43 +44,6 @@ class BuildReport:
     seconds: float
     version: str
     previous_version: str | None
-
-
-def _chunk_to_json(chunk: Chunk) -> dict[str, Any]:
-    return {
-        "text": chunk.text,
-        "n": chunk.n,
-        "heading": list(chunk.heading),
-        "start": chunk.start,
-        "section": chunk.section,
-        "title": chunk.title,
-        "link": chunk.link,
-        "doc_id": chunk.doc_id,
-    }
-
-
-def _chunk_from_json(source: str, data: dict[str, Any]) -> Chunk:
-    return Chunk(source=source, **{**data, "heading": tuple(data["heading"])})
-
-
-def _read_manifest(path: Path) -> dict[str, Any] | None:
-    if not path.exists():
-        return None
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        logger.warning("%s is unreadable; the index will be rebuilt", path)
-        return None
-    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
-        return None
-    return manifest
-
-
-def _write_manifest(path: Path, manifest: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-    partial.write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
-    partial.replace(path)
 
 
 def load_or_build(
@@ -112,16 +70,18 @@ def load_or_build(
     splitter = Splitter()
     identity = None if embeddings is None else embedder_identity(embeddings)
     gate = gate_for(identity)
-    manifest_path = index_dir / MANIFEST_FILE
-    manifest = _read_manifest(manifest_path) or {}
-    same_splitter = manifest.get("splitter") == [splitter.chunk_size, splitter.chunk_overlap]
-    split = _split(docs, manifest.get("files", {}) if same_splitter else {}, splitter)
+    manifest = read_manifest(index_dir)
+    shape = (splitter.chunk_size, splitter.chunk_overlap)
+    reusable = manifest.files if manifest is not None and manifest.splitter == shape else {}
+    split = _split(docs, reusable, splitter)
     cached = None if embeddings is None else CachedEmbeddings(embeddings, index_dir)
     vectors = None if cached is None else _embed(split.chunks, cached, progress=progress)
     version = index_version(split.chunks, splitter, identity, gate)
-    if manifest.get("version") != version or manifest.get("files") != split.files:
-        record = _manifest(version, splitter, identity, gate.identity, split.files)
-        _write_manifest(manifest_path, record)
+    built = Manifest(
+        version=version, splitter=shape, embedder=identity, gate=gate.identity, files=split.files
+    )
+    if built != manifest:
+        write_manifest(index_dir, built)
     calibration = load_calibration(index_dir, gate.identity)
     if min_score is None and calibration is not None:
         min_score = calibration.min_score
@@ -142,7 +102,7 @@ def load_or_build(
         reused=0 if cached is None else cached.reused,
         seconds=time.perf_counter() - started,
         version=version,
-        previous_version=manifest.get("version"),
+        previous_version=None if manifest is None else manifest.version,
     )
     return index, report
 
@@ -150,40 +110,30 @@ def load_or_build(
 @dataclass(frozen=True, slots=True)
 class _Split:
     chunks: list[Chunk]
-    files: dict[str, Any]
+    files: dict[str, StoredFile]
     """The manifest's ``files``: each document's hash and chunks."""
     chunked_files: int
 
 
-def _split(docs: Sequence[SourceDocument], stored: dict[str, Any], splitter: Splitter) -> _Split:
+def _split(
+    docs: Sequence[SourceDocument], stored: Mapping[str, StoredFile], splitter: Splitter
+) -> _Split:
     """Every document's chunks: stored ones when its content hash is unchanged, else split."""
     chunks: list[Chunk] = []
-    files: dict[str, Any] = {}
+    files: dict[str, StoredFile] = {}
     chunked = 0
     for doc in docs:
         entry = stored.get(doc.source)
-        if entry is not None and entry.get("hash") == doc.hash:
-            doc_chunks = [_chunk_from_json(doc.source, data) for data in entry["chunks"]]
+        if entry is not None and entry.hash == doc.hash:
+            doc_chunks = [kept.chunk(doc.source) for kept in entry.chunks]
+            files[doc.source] = entry
         else:
             doc_chunks = splitter.split(doc)
             chunked += 1
-        files[doc.source] = {"hash": doc.hash, "chunks": [_chunk_to_json(c) for c in doc_chunks]}
+            stored_chunks = tuple(StoredChunk.of(chunk) for chunk in doc_chunks)
+            files[doc.source] = StoredFile(hash=doc.hash, chunks=stored_chunks)
         chunks.extend(doc_chunks)
     return _Split(chunks, files, chunked)
-
-
-def _manifest(
-    version: str, splitter: Splitter, embedder: str | None, gate: str, files: dict[str, Any]
-) -> dict[str, Any]:
-    """What ``manifest.json`` holds: the build's identity and every file's hash and chunks."""
-    return {
-        "format": MANIFEST_FORMAT,
-        "version": version,
-        "splitter": [splitter.chunk_size, splitter.chunk_overlap],
-        "embedder": embedder,
-        "gate": gate,
-        "files": files,
-    }
 
 
 def _embed(chunks: Sequence[Chunk], cached: CachedEmbeddings, *, progress: bool) -> Matrix:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import json
 import logging
 import os
 import secrets
@@ -31,13 +30,13 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from rag.cache.breaker import GuardedRedis, RedisUnavailable
+from rag.ingest.manifest import MANIFEST_FILE, manifest_version
 
 logger = logging.getLogger(__name__)
 
 LOCK_SECONDS = 30.0
 PREFIX = "citebot:index:"
 """Every key of the deployment's index in Redis starts so (lock, version, shared vectors)."""
-MANIFEST_FILE = "manifest.json"
 COMMAND_SECONDS = 2.0
 """Bound of one lock or version command: background work, so roomier than the answer cache's."""
 
@@ -163,11 +162,7 @@ class ManifestAnnouncer:
         return self._version
 
     def _read(self) -> str | None:
-        try:
-            version = json.loads(self.path.read_text(encoding="utf-8")).get("version")
-        except (OSError, ValueError, AttributeError):
-            return None
-        return version if isinstance(version, str) else None
+        return manifest_version(self.path.parent)
 
     async def announce(self, version: str) -> None:
         return None  # the build wrote the manifest

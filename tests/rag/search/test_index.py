@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from rag.ingest.build import MANIFEST_FILE, load_or_build
+from rag.ingest.build import load_or_build
 from rag.ingest.documents import SourceDocument
+from rag.ingest.manifest import MANIFEST_FILE
 from rag.ingest.splitter import Splitter
 from rag.search.calibration import Calibration, save_calibration
 from rag.search.embeddings import HashingEmbeddings

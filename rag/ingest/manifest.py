@@ -1,0 +1,119 @@
+"""``INDEX_DIR/manifest.json``: what the stored index was built from, as a validated record.
+
+The build's identity (index version, splitter, embedder, gate) and, for every file, its content
+hash and its chunks, so an unchanged file is never split again. The version field is stored as
+``format`` (the name the manifest had before records were versioned), so an INDEX_DIR written by
+earlier code reads as it is. A manifest that is missing, unreadable or of another format means
+a clean rebuild, said in one log line, never a crash.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+from pydantic import ConfigDict, Field, ValidationError, field_validator
+
+from rag.chunks import Chunk
+from rag.records import Record, check_version, validation_error
+
+logger = logging.getLogger(__name__)
+
+MANIFEST_FILE = "manifest.json"
+MANIFEST_FORMAT = 1
+
+
+class StoredChunk(Record):
+    """A :class:`~rag.chunks.Chunk` without its source (the file it is stored under)."""
+
+    text: str
+    n: int
+    heading: tuple[str, ...]
+    start: int
+    section: int
+    title: str
+    link: str | None
+    doc_id: str
+
+    @classmethod
+    def of(cls, chunk: Chunk) -> StoredChunk:
+        return cls(
+            text=chunk.text,
+            n=chunk.n,
+            heading=chunk.heading,
+            start=chunk.start,
+            section=chunk.section,
+            title=chunk.title,
+            link=chunk.link,
+            doc_id=chunk.doc_id,
+        )
+
+    def chunk(self, source: str) -> Chunk:
+        return Chunk(source=source, **self.model_dump())
+
+
+class StoredFile(Record):
+    hash: str
+    """The document's content hash when it was split."""
+    chunks: tuple[StoredChunk, ...]
+
+
+class Manifest(Record):
+    model_config = ConfigDict(populate_by_name=True)
+
+    v: int = Field(default=MANIFEST_FORMAT, alias="format")
+    version: str
+    """The index version (:func:`rag.search.index.index_version`)."""
+    splitter: tuple[int, int]
+    """Chunk size and overlap."""
+    embedder: str | None
+    gate: str
+    files: dict[str, StoredFile]
+    """By source path."""
+
+    @field_validator("v")
+    @classmethod
+    def _readable(cls, version: int) -> int:
+        return check_version(version, MANIFEST_FORMAT)
+
+    def dump(self) -> str:
+        return self.model_dump_json(by_alias=True)
+
+
+def read_manifest(index_dir: Path) -> Manifest | None:
+    """The stored manifest; ``None`` (logged once, the index is then rebuilt) when there is none
+    or it cannot be used."""
+    path = index_dir / MANIFEST_FILE
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        logger.warning("%s is unreadable (%s); the index will be rebuilt", path, error)
+        return None
+    try:
+        return Manifest.model_validate_json(raw)
+    except ValidationError as error:
+        reason = validation_error(MANIFEST_FILE, error)
+        logger.warning("%s is unreadable (%s); the index will be rebuilt", path, reason)
+        return None
+
+
+def write_manifest(index_dir: Path, manifest: Manifest) -> None:
+    """Atomically: a reader sees the old manifest or the new one, never half of one."""
+    path = index_dir / MANIFEST_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    partial.write_text(manifest.dump(), encoding="utf-8")
+    partial.replace(path)
+
+
+def manifest_version(index_dir: Path) -> str | None:
+    """Only the index version, cheaply (polled by every bot sharing INDEX_DIR)."""
+    try:
+        version = json.loads((index_dir / MANIFEST_FILE).read_text(encoding="utf-8"))["version"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return version if isinstance(version, str) else None
