@@ -33,6 +33,7 @@ from rag.cache.answers import AnswerCache, MemoryCache
 from rag.cache.redis_backend import RedisCache
 from rag.generate.extractive import ExtractiveChatModel
 from rag.generate.llm import Generator
+from rag.ingest.build import index_documents
 from rag.ingest.loaders import load_folder
 from rag.pipeline import Pipeline
 from rag.search.embeddings import HashingEmbeddings
@@ -72,7 +73,7 @@ def pipeline_with(index: Index, cache: AnswerCache) -> Pipeline:
 
 async def bench(rounds: int, redis_url: str, docs: Path) -> None:
     documents, _ = load_folder(docs)
-    index = Index.from_documents(documents, embeddings=HashingEmbeddings())
+    index = index_documents(documents, embeddings=HashingEmbeddings())
     print(f"index: {len(index)} chunks from {len(documents)} documents in {docs}/")
     verdicts = [(await pipeline_with(index, MemoryCache()).answer(q)).verdict for q in QUESTIONS]
     print(f"verdicts of the benchmark questions: {verdicts}")

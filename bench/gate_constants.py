@@ -26,9 +26,9 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from rag.cli.eval_data import load_corpus, load_queries
+from rag.ingest.build import index_documents
 from rag.search.embeddings import CachedEmbeddings, E5Embeddings, HashingEmbeddings
 from rag.search.gate import GateModel, Standard, gate_for
-from rag.search.index import Index
 from rag.search.lexical import LexicalIndex
 
 
@@ -68,7 +68,7 @@ def main() -> None:
     elif args.embeddings == "hashing":
         inner = HashingEmbeddings()
     embeddings = None if inner is None else CachedEmbeddings(inner, args.cache_dir)
-    index = Index.from_documents(docs, embeddings=embeddings)
+    index = index_documents(docs, embeddings=embeddings)
     if embeddings is not None:
         embeddings.save()
     lexical = LexicalIndex([chunk.indexed_text for chunk in index.chunks])

@@ -17,7 +17,8 @@ Platform side, for answering (:mod:`bot.answering` drives it, one object per que
   messages that took, ``failed(language)`` puts the one human failure sentence there and never
   raises. A platform that cannot deliver raises :class:`Unreachable` (logged, not retried).
 
-Platform side, for the review desk (:mod:`bot.review.desk` drives it, one object per app):
+Platform side, for the review desk (:mod:`bot.review.desk` drives it, one object per app;
+defined in :mod:`bot.review.board`, beside the desk, and re-exported here):
 
 - :class:`ReviewBoard` — where reviewers work (Slack: REVIEW_CHANNEL; Feishu: a reviewers'
   group): ``post_card`` posts an interactive card for a :class:`NewCard` and returns the
@@ -34,22 +35,17 @@ payload is a :class:`~bot.review.records.Ticket`, which a platform renders as it
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
-from bot.review.records import Decision, Ticket
-from rag import (
-    Answer,
-    Chunk,
-    Hit,
-    Language,
-    Problem,
-    Progress,
-    Refusal,
-    Result,
-    Stage,
-    Unverified,
-)
+from bot.origin import Origin as Origin
+from bot.review.board import Card as Card
+from bot.review.board import FollowUps as FollowUps
+from bot.review.board import NewCard as NewCard
+from bot.review.board import PostedCard as PostedCard
+from bot.review.board import ReviewBoard as ReviewBoard
+from bot.review.records import Ticket
+from rag import Answer, Chunk, Language, Progress, Refusal, Result, Stage, Unverified
 
 
 class SourceIndex(Protocol):
@@ -80,32 +76,6 @@ class Withdrawer(Protocol):
     async def withdraw(
         self, question: str, *, scope: str, index_version: str, text_hash: str, by: str
     ) -> Answer | None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Origin:
-    """Where a question was asked, so a later reply lands in the asker's thread."""
-
-    channel: str
-    """The conversation (Slack channel or DM id; Feishu chat id)."""
-    thread_ts: str
-    """The thread to follow up in: the reply's thread, else the question itself (a top-level
-    DM is answered at top level, and a later follow-up threads under the question)."""
-    message_ts: str
-    """The question's own message id."""
-    user: str
-    channel_type: str
-    """``im`` for a DM, ``channel`` for a mention (Slack's own ``channel_type`` when given)."""
-    question: str
-    """The question as answered: standalone (a follow-up rewritten from its conversation)."""
-    scope: str
-    """Key of the documents the answer's audience may see (:mod:`bot.audience`): it selects
-    what is searched and keys the cache, reviewed answers and review tickets. Required, with no
-    default, so a new way in (a follow-up, a platform) cannot forget the audience rule."""
-    asked: str = ""
-    """The message as the person wrote it, when that differs from ``question``."""
-    conversation: tuple[str, ...] = ()
-    """The earlier standalone questions that led to this one (shown on a review card)."""
 
 
 class Unreachable(Exception):
@@ -159,70 +129,3 @@ class ReviewHooks(Protocol):
 
     def ask_human_ticket(self, result: Refusal, origin: Origin) -> Ticket:
         """The payload of the "Ask a human" button shown under a refusal."""
-
-
-@dataclass(frozen=True, slots=True)
-class Card:
-    """A review card where it was posted. ``question``/``draft`` are what the platform read
-    back from the card (the copy of record when the review store has forgotten it);
-    ``shown`` is the card as the platform has it (Slack: its blocks), opaque to the desk."""
-
-    channel: str
-    ts: str
-    question: str = ""
-    draft: str = ""
-    shown: list[dict[str, Any]] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class NewCard:
-    """A card to post: an unverified draft (``ticket.kind == "review"``) or a question a
-    person should answer (``"gap"``). ``sources``: (label, score, link) per numbered source."""
-
-    ticket: Ticket
-    question: str
-    draft: str = ""
-    problems: tuple[Problem, ...] = ()
-    """What the checker found (the card groups them by sentence)."""
-    sources: tuple[tuple[str, float, str | None], ...] = ()
-    conversation: tuple[str, ...] = ()
-    """A follow-up's earlier standalone questions, oldest first (the card shows them)."""
-    asked: str = ""
-    """A follow-up as the person wrote it, when it was rewritten into ``question``."""
-    votes: tuple[tuple[str, str], ...] = ()
-    """On a card for an answer people voted down (``draft``: that answer): (voter, what was
-    wrong) for each 👎."""
-
-
-@dataclass(frozen=True, slots=True)
-class PostedCard:
-    card: Card
-    link: str = ""
-    """A link to the card, for the list of open reviews (empty when unknown)."""
-
-
-class ReviewBoard(Protocol):
-    async def post_card(self, new: NewCard) -> PostedCard:
-        """Post ``new`` where reviewers work; raises when the platform refuses."""
-
-    async def close_card(
-        self,
-        card: Card,
-        decision: Decision,
-        *,
-        question: str,
-        draft: str,
-        sent: str,
-        review_id: str,
-    ) -> None:
-        """Redraw ``card`` as decided (``sent``: what the asker got, if not the draft)."""
-
-    async def members(self) -> frozenset[str] | None:
-        """Who is in the reviewers' channel; ``None`` when the platform cannot say now."""
-
-
-class FollowUps(Protocol):
-    async def follow_up(
-        self, ticket: Ticket, decision: Decision, *, question: str, text: str, hits: tuple[Hit, ...]
-    ) -> bool:
-        """Tell the asker (``ticket``'s thread) the decision; ``False`` when unreachable."""

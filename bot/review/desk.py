@@ -23,8 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from bot.ports import Card, FollowUps, NewCard, Origin, ReviewBoard
+from bot.origin import Origin
 from bot.review.access import MEMBERS_TTL_SECONDS, Reviewers
+from bot.review.board import Card, FollowUps, NewCard, ReviewBoard
 from bot.review.records import Decision, OpenReview, Ticket, Verdict
 from bot.review.state import ReviewState
 from rag import (

@@ -24,6 +24,7 @@ from typing import Any
 from rag.assemble import embeddings_from_settings
 from rag.cli.eval_data import EvalInputError, Query, load_corpus, load_queries
 from rag.cli.scoping import add_scope_argument, chosen_scope
+from rag.ingest.build import index_documents
 from rag.results import Hit
 from rag.scopes.sets import EVERYTHING, ScopeSet, UnknownScope
 from rag.search.calibration import refusal_metrics
@@ -211,7 +212,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if inner is not None:
         cached = CachedEmbeddings(inner, args.cache_dir or settings.index_dir / "eval")
     started = time.perf_counter()
-    index = Index.from_documents(docs, embeddings=cached, progress=sys.stderr.isatty())
+    index = index_documents(docs, embeddings=cached, progress=sys.stderr.isatty())
     if cached is not None:
         cached.save()
     built = time.perf_counter() - started

@@ -46,6 +46,22 @@ class BuildReport:
     previous_version: str | None
 
 
+def index_documents(
+    docs: Sequence[SourceDocument],
+    *,
+    embeddings: Embeddings | None,
+    splitter: Splitter | None = None,
+    min_score: float | None = None,
+    progress: bool = False,
+) -> Index:
+    """Split, embed and index ``docs`` in memory, nothing stored (tests, eval, a lexical start)."""
+    splitter = splitter or Splitter()
+    chunks = [chunk for doc in docs for chunk in splitter.split(doc)]
+    return Index.from_chunks(
+        chunks, embeddings=embeddings, splitter=splitter, min_score=min_score, progress=progress
+    )
+
+
 def load_or_build(
     docs_dir: Path,
     index_dir: Path,

@@ -27,7 +27,7 @@ from pathlib import Path
 from langchain_core.embeddings import Embeddings
 
 from rag.chunks import content_hash
-from rag.ingest.build import load_or_build
+from rag.ingest.build import index_documents, load_or_build
 from rag.ingest.coordination import Announcer, BuildLock
 from rag.ingest.loaders import discover, load_folder
 from rag.ingest.priority import BackgroundBuilds
@@ -251,7 +251,7 @@ def lexical_build(docs_dir: Path, *, min_score: float | None) -> Built:
     """Passages and the lexical index only — seconds, where embedding takes minutes — so a bot
     on a new or much-changed folder answers at once (with the lexical gate's threshold)."""
     docs, skipped = load_folder(docs_dir)
-    index = Index.from_documents(docs, embeddings=None, min_score=min_score)
+    index = index_documents(docs, embeddings=None, min_score=min_score)
     return Built(index, "lexical", len(docs), tuple((s.path, s.reason) for s in skipped))
 
 

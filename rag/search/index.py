@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -39,8 +39,6 @@ from langchain_core.embeddings import Embeddings
 from tqdm import tqdm
 
 from rag.chunks import Chunk, content_hash
-from rag.ingest.documents import SourceDocument
-from rag.ingest.splitter import Splitter
 from rag.results import Hit
 from rag.search.embeddings import embedder_identity
 from rag.search.fusion import DEFAULT_DEPTH, Ranked, RowArray, fuse, top_positions
@@ -90,8 +88,18 @@ def embed_texts(texts: Sequence[str], embeddings: Embeddings, *, progress: bool 
     return normalised(rows) if rows else np.zeros((0, 0), np.float32)
 
 
+class SplitShape(Protocol):
+    """How chunks were cut (:class:`rag.ingest.splitter.Splitter`): part of the index version."""
+
+    @property
+    def chunk_size(self) -> int: ...
+
+    @property
+    def chunk_overlap(self) -> int: ...
+
+
 def index_version(
-    chunks: Sequence[Chunk], splitter: Splitter, embedder: str | None, gate: GateModel
+    chunks: Sequence[Chunk], splitter: SplitShape, embedder: str | None, gate: GateModel
 ) -> str:
     """Changes whenever a chunk, the splitter, the embedder or the gate changes."""
     parts: dict[str, Any] = {
@@ -208,29 +216,12 @@ class Index:
         return fuse(rankings, gate, k, depth=depth)
 
     @classmethod
-    def from_documents(
-        cls,
-        docs: Sequence[SourceDocument],
-        *,
-        embeddings: Embeddings | None,
-        splitter: Splitter | None = None,
-        min_score: float | None = None,
-        progress: bool = False,
-    ) -> Index:
-        """Split, embed and index ``docs`` in memory (tests, eval)."""
-        splitter = splitter or Splitter()
-        chunks = [chunk for doc in docs for chunk in splitter.split(doc)]
-        return cls.from_chunks(
-            chunks, embeddings=embeddings, splitter=splitter, min_score=min_score, progress=progress
-        )
-
-    @classmethod
     def from_chunks(
         cls,
         chunks: Sequence[Chunk],
         *,
         embeddings: Embeddings | None,
-        splitter: Splitter,
+        splitter: SplitShape,
         min_score: float | None = None,
         progress: bool = False,
     ) -> Index:

@@ -9,6 +9,7 @@ from rag.cache.answers import MemoryCache
 from rag.generate.llm import GenerationError, Generator
 from rag.generate.prompt import SYSTEM_RULES, parse_prompt
 from rag.generate.retry import RetryPolicy
+from rag.ingest.build import index_documents
 from rag.ingest.documents import SourceDocument
 from rag.messages import REFUSAL
 from rag.pipeline import Pipeline
@@ -47,7 +48,7 @@ def index() -> Index:
         SourceDocument(source="policies/refund.md", text=REFUND, title="退费与转班制度"),
         SourceDocument(source="hr/leave.md", text=LEAVE, title="Annual leave"),
     ]
-    return Index.from_documents(docs, embeddings=HashingEmbeddings())
+    return index_documents(docs, embeddings=HashingEmbeddings())
 
 
 @pytest.fixture(scope="module")

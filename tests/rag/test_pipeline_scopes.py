@@ -10,6 +10,7 @@ from rag.cache.answers import MemoryCache
 from rag.cache.reviewed import ReviewedAnswers, ReviewedSource
 from rag.generate.llm import Generator
 from rag.generate.retry import RetryPolicy
+from rag.ingest.build import index_documents
 from rag.ingest.documents import SourceDocument
 from rag.pipeline import Pipeline
 from rag.results import Answer, Refusal, Unverified
@@ -47,7 +48,7 @@ def index() -> Index:
         SourceDocument(source="hr/leave.md", text=LEAVE, title="Annual leave"),
         SourceDocument(source="public/pricing.md", text=PRICING, title="Pricing"),
     ]
-    return Index.from_documents(docs, embeddings=HashingEmbeddings())
+    return index_documents(docs, embeddings=HashingEmbeddings())
 
 
 async def _no_sleep(_: float) -> None:

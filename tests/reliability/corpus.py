@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rag.ingest.build import index_documents
 from rag.ingest.documents import SourceDocument
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.index import Index
@@ -33,7 +34,7 @@ CITED = "口语课共分四个级别[1]。"
 
 
 def small_index() -> Index:
-    return Index.from_documents(DOCS, embeddings=HashingEmbeddings())
+    return index_documents(DOCS, embeddings=HashingEmbeddings())
 
 
 def threshold(index: Index) -> float:

@@ -45,6 +45,7 @@ from rag.cache.reviewed import ReviewedAnswers
 from rag.generate.extractive import ExtractiveChatModel
 from rag.generate.llm import Generator
 from rag.generate.retry import RetryPolicy
+from rag.ingest.build import index_documents
 from rag.ingest.loaders import load_folder
 from rag.pipeline import Pipeline
 from rag.scopes.file import read_scopes
@@ -74,7 +75,7 @@ _ids = itertools.count(1)
 
 def sample_index() -> Index:
     docs, _ = load_folder(DOCS)
-    return Index.from_documents(docs, embeddings=HashingEmbeddings())
+    return index_documents(docs, embeddings=HashingEmbeddings())
 
 
 def threshold(index: Index) -> float:

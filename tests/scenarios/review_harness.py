@@ -26,10 +26,10 @@ from rag.cache.answers import MemoryCache
 from rag.cache.reviewed import ReviewedAnswers
 from rag.generate.llm import Generator
 from rag.generate.retry import RetryPolicy
+from rag.ingest.build import index_documents
 from rag.ingest.documents import SourceDocument
 from rag.pipeline import Pipeline
 from rag.search.embeddings import HashingEmbeddings
-from rag.search.index import Index
 from rag.settings import Settings
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.slack_api import BOT_USER_ID, TEAM_ID, FakeSlackApi, Message
@@ -66,7 +66,7 @@ _DOCS = [
     SourceDocument(source="policies/refund.md", text=REFUND, title="退费与转班制度"),
     SourceDocument(source="hr/leave.md", text=LEAVE, title="Annual leave"),
 ]
-INDEX = Index.from_documents(_DOCS, embeddings=HashingEmbeddings())
+INDEX = index_documents(_DOCS, embeddings=HashingEmbeddings())
 THRESHOLD = (INDEX.search(IN_KB, 3)[0].score + INDEX.search(OUT_OF_KB, 3)[0].score) / 2
 
 _ts = itertools.count(1)

@@ -14,6 +14,7 @@ import pytest
 from rag.cache.answers import AnswerCache, MemoryCache
 from rag.cache.redis_backend import RedisCache
 from rag.generate.llm import Generator
+from rag.ingest.build import index_documents
 from rag.ingest.documents import SourceDocument
 from rag.pipeline import Pipeline
 from rag.search.index import Index
@@ -45,7 +46,7 @@ def build_index(levels: str) -> Index:
         SourceDocument(source="courses/levels.md", text=levels, title="课程体系"),
         SourceDocument(source="hr/leave.md", text=LEAVE, title="Annual leave"),
     ]
-    return Index.from_documents(docs, embeddings=None)
+    return index_documents(docs, embeddings=None)
 
 
 def pipeline(index: Index, model: ScriptedChatModel, cache: AnswerCache) -> Pipeline:

@@ -16,6 +16,7 @@ from rag.cache.answers import MemoryCache
 from rag.check.judge import ModelJudge, parse_verdicts
 from rag.generate.llm import Generator
 from rag.generate.retry import RetryPolicy
+from rag.ingest.build import index_documents
 from rag.ingest.documents import SourceDocument
 from rag.pipeline import Pipeline
 from rag.results import Answer, Unverified
@@ -114,7 +115,7 @@ LEAVE = "# Annual leave\n\nFull-time employees receive 20 days of paid annual le
 @pytest.fixture(scope="module")
 def index() -> Index:
     docs = [SourceDocument(source="hr/leave.md", text=LEAVE, title="Annual leave")]
-    return Index.from_documents(docs, embeddings=HashingEmbeddings())
+    return index_documents(docs, embeddings=HashingEmbeddings())
 
 
 def _pipeline(index: Index, judge: ModelJudge | None, *replies: str) -> Pipeline:

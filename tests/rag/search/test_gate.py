@@ -7,10 +7,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from rag.ingest.build import index_documents
 from rag.ingest.documents import SourceDocument
 from rag.search.embeddings import E5Embeddings, HashingEmbeddings, embedder_identity
 from rag.search.gate import E5, HASHING, LEXICAL_ONLY, GateModel, Standard, gate_for
-from rag.search.index import Index
 
 KNOWLEDGE = [
     SourceDocument(
@@ -66,7 +66,7 @@ UNANSWERABLE = [
 def test_gate_answers_the_answerable_and_refuses_the_rest(
     embeddings: HashingEmbeddings | None,
 ) -> None:
-    index = Index.from_documents(KNOWLEDGE, embeddings=embeddings)
+    index = index_documents(KNOWLEDGE, embeddings=embeddings)
     for question in ANSWERABLE:
         assert index.search(question, 5)[0].score >= index.min_score, question
     for question in UNANSWERABLE:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.ingest.build import load_or_build
+from rag.ingest.build import index_documents, load_or_build
 from rag.ingest.documents import SourceDocument
 from rag.ingest.manifest import MANIFEST_FILE
 from rag.ingest.splitter import Splitter
@@ -65,7 +65,7 @@ def write_docs(folder: Path, docs: list[SourceDocument]) -> None:
 
 @pytest.fixture
 def index() -> Index:
-    return Index.from_documents(DOCS, embeddings=HashingEmbeddings())
+    return index_documents(DOCS, embeddings=HashingEmbeddings())
 
 
 def test_search_finds_the_passage_and_reports_every_score(index: Index) -> None:
@@ -107,7 +107,7 @@ def test_heading_and_title_are_searchable_but_not_shown(index: Index) -> None:
 
 
 def test_lexical_only_index_ranks_and_gates_on_the_lexical_signal() -> None:
-    index = Index.from_documents(DOCS, embeddings=None)
+    index = index_documents(DOCS, embeddings=None)
     hits = index.search("教材费退不退？", 3)
     assert hits[0].chunk.source == "policies/refund.md"
     assert all(hit.dense is None for hit in hits)
@@ -116,7 +116,7 @@ def test_lexical_only_index_ranks_and_gates_on_the_lexical_signal() -> None:
 
 
 def test_a_question_sharing_nothing_with_the_documents_still_gets_ranked_hits() -> None:
-    index = Index.from_documents(DOCS, embeddings=None)
+    index = index_documents(DOCS, embeddings=None)
     hits = index.search("¿Dónde está la biblioteca?", 2)
     assert [hit.rank for hit in hits] == [1, 2]
     assert all(hit.score < index.min_score for hit in hits)
@@ -126,7 +126,7 @@ def test_identical_chunks_keep_index_order_on_every_search() -> None:
     twins = [
         SourceDocument(source=f"copy-{n}.md", text="报销须在出差后 30 天内提交。") for n in range(4)
     ]
-    index = Index.from_documents(twins, embeddings=HashingEmbeddings())
+    index = index_documents(twins, embeddings=HashingEmbeddings())
     for _ in range(3):
         hits = index.search("报销什么时候提交", 4)
         assert [hit.chunk.source for hit in hits] == [f"copy-{n}.md" for n in range(4)]
@@ -139,21 +139,21 @@ def test_chunk_is_found_by_its_id(index: Index) -> None:
 
 
 def test_empty_index_finds_nothing() -> None:
-    index = Index.from_documents([], embeddings=HashingEmbeddings())
+    index = index_documents([], embeddings=HashingEmbeddings())
     assert len(index) == 0
     assert index.search("anything", 5) == []
 
 
 def test_version_follows_text_splitter_and_embedder() -> None:
-    base = Index.from_documents(DOCS, embeddings=HashingEmbeddings()).version
-    assert Index.from_documents(DOCS, embeddings=HashingEmbeddings()).version == base
+    base = index_documents(DOCS, embeddings=HashingEmbeddings()).version
+    assert index_documents(DOCS, embeddings=HashingEmbeddings()).version == base
     edited = [REFUND, COURSES, SourceDocument(LEAVE.source, LEAVE.text + "More.", LEAVE.title)]
-    assert Index.from_documents(edited, embeddings=HashingEmbeddings()).version != base
+    assert index_documents(edited, embeddings=HashingEmbeddings()).version != base
     small = Splitter(chunk_size=120, chunk_overlap=20)
-    resplit = Index.from_documents(DOCS, embeddings=HashingEmbeddings(), splitter=small)
+    resplit = index_documents(DOCS, embeddings=HashingEmbeddings(), splitter=small)
     assert resplit.version != base
-    assert Index.from_documents(DOCS, embeddings=HashingEmbeddings(dim=64)).version != base
-    assert Index.from_documents(DOCS, embeddings=None).version != base
+    assert index_documents(DOCS, embeddings=HashingEmbeddings(dim=64)).version != base
+    assert index_documents(DOCS, embeddings=None).version != base
 
 
 # --- persistence and incremental rebuilds ----------------------------------------------------
@@ -247,7 +247,7 @@ class BrokenQueries(HashingEmbeddings):
 def test_a_failing_query_embedder_falls_back_to_lexical_search(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    index = Index.from_documents(DOCS, embeddings=BrokenQueries())
+    index = index_documents(DOCS, embeddings=BrokenQueries())
     hits = index.search("教材费退不退？", 2)
     assert hits[0].chunk.source == "policies/refund.md"
     assert all(hit.dense is None for hit in hits)

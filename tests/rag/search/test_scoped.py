@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from rag.ingest.build import index_documents
 from rag.ingest.documents import SourceDocument
 from rag.scopes.globs import compile_glob
 from rag.scopes.sets import EVERYTHING, NOTHING, ScopeCatalog
@@ -44,7 +45,7 @@ CATALOG = ScopeCatalog({"public": (compile_glob("public/**"),), "hr": (compile_g
 @pytest.fixture(scope="module", params=["dense", "lexical"])
 def index(request: pytest.FixtureRequest) -> Index:
     embeddings = HashingEmbeddings() if request.param == "dense" else None
-    return Index.from_documents(docs(), embeddings=embeddings)
+    return index_documents(docs(), embeddings=embeddings)
 
 
 def test_unscoped_search_finds_the_hr_passages_first(index: Index) -> None:
@@ -94,7 +95,7 @@ def test_rows_are_computed_once_per_index_version_and_scope(index: Index) -> Non
 
 def test_the_row_cache_is_bounded() -> None:
     rows = ScopedRows(max_sets=2)
-    chunks = Index.from_documents(docs(), embeddings=None).chunks
+    chunks = index_documents(docs(), embeddings=None).chunks
     sets = [CATALOG.of(["hr"]), CATALOG.of(["public"]), CATALOG.of(["hr", "public"])]
     kept = [rows.rows("v", chunks, scope) for scope in sets]
     assert rows.rows("v", chunks, sets[2]) is kept[2]
