@@ -83,6 +83,8 @@ async def answer_line(answerer: Answerer, line: str) -> str:
         logger.warning("chat model failed: %s", error)
         return model_failure_text(language)
     except Exception:
+        # The console's one place (bot.answering's for the chat platforms): the operator gets
+        # the one human sentence and the chat goes on; the traceback is in the log.
         logger.exception("answering failed")
         return model_failure_text(language)
     lines = []

@@ -155,5 +155,7 @@ class WeeklyDigest:
             try:
                 await self.tick()
             except Exception:
+                # A background loop that must outlive any one failed week (Redis away, Slack
+                # refusing, a bug in one report): logged, and checked again later.
                 logger.exception("weekly digest check failed; trying again later")
             await self.sleep(CHECK_SECONDS)

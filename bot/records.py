@@ -14,10 +14,15 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
+from redis.exceptions import RedisError
+
 from bot.ports import Answerer, SourceIndex, Withdrawer
 from rag import Answer, Progress, RecordStore, Result, ReviewRecord, question_record
 
 logger = logging.getLogger(__name__)
+
+STORE_ERRORS = (RedisError, OSError, TimeoutError)
+"""How a record store fails: Redis away or slow, a disk full or read-only."""
 
 DRAIN_SECONDS = 2.0
 """At shutdown, how long to wait for records still being written."""
@@ -46,7 +51,7 @@ class Background:
     async def _guarded(self, write: Coroutine[Any, Any, None]) -> None:
         try:
             await write
-        except Exception:
+        except STORE_ERRORS:
             if not self._failing:
                 logger.exception("question records are not being kept (%s)", self.store.where)
             self._failing = True

@@ -26,7 +26,7 @@ from bot.feishu.actions import Actions
 from bot.feishu.api import FeishuApi
 from bot.feishu.inbound import Gate
 from bot.feishu.longconn import LongConnection
-from bot.feishu.retry import ApiRetry, describe
+from bot.feishu.retry import API_ERRORS, ApiRetry, describe
 from bot.feishu.review_board import FeishuBoard
 from bot.feishu.server import EVENTS_PATH, FeishuEvents, Tasks, feishu_dedupe
 from bot.feishu.settings import FeishuSettings
@@ -86,7 +86,7 @@ async def _greet(events: FeishuEvents) -> None:
     """The bot's own open_id, fetched at start so wrong credentials show up in the log now."""
     try:
         logger.info("Feishu: bot open_id %s", await events.bot_open_id())
-    except Exception as error:  # noqa: BLE001 - logged; the first event tries again
+    except API_ERRORS as error:  # the first event tries again
         logger.error(
             "Feishu: bot info unavailable (%s); check FEISHU_APP_ID/SECRET", describe(error)
         )

@@ -166,6 +166,8 @@ class LongConnection:
             if frame.header("type") == "card":
                 answer["data"] = base64.b64encode(json.dumps(result).encode()).decode()
         except Exception:
+            # The connection outlives any one frame: Feishu is told this one failed (500) and
+            # the next frame is read; unexpected errors of an answer end in bot.answering.
             logger.exception("Feishu long connection: frame %s failed", frame.header("message_id"))
             answer = {"code": 500}
         elapsed = round((time.perf_counter() - started) * 1000)

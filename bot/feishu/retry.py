@@ -53,6 +53,10 @@ class FeishuApiError(Exception):
         return self.rate_limited or self.status >= 500
 
 
+API_ERRORS = (FeishuApiError, aiohttp.ClientError, OSError, TimeoutError)
+"""What a failed Open API call raises (Feishu said no, or could not be reached)."""
+
+
 def is_transient(error: BaseException) -> bool:
     if isinstance(error, FeishuApiError):
         return error.transient

@@ -32,8 +32,9 @@ from bot.feishu.actions import Actions
 from bot.feishu.api import FeishuApi
 from bot.feishu.inbound import Gate, Rejected
 from bot.feishu.messages import question
+from bot.feishu.retry import API_ERRORS
 from bot.feishu.thread import FeishuThread
-from bot.ports import Origin, Reply
+from bot.ports import Origin, Reply, Unreachable
 from rag import detect_language
 
 logger = logging.getLogger(__name__)
@@ -124,6 +125,8 @@ class FeishuEvents:
         try:
             return await self.actions.handle(payload)
         except Exception:
+            # Feishu's counterpart of Slack's after_ack: the one catch-all for clicks. Feishu
+            # must get an answer to the callback whatever went wrong (it shows its own error).
             logger.exception("card click failed (event %s)", _event_id(payload))
             return {}
 
@@ -160,7 +163,7 @@ class FeishuEvents:
         logger.info("feishu: not enabled in %s for %s", thread.asked.chat_id, user)
         try:
             await thread.reply(Reply(language, text=note))
-        except Exception:
+        except (*API_ERRORS, Unreachable):
             logger.exception("could not tell %s that the chat is not enabled", user)
 
 

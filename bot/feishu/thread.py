@@ -21,7 +21,7 @@ from bot import texts
 from bot.feishu.api import FeishuApi
 from bot.feishu.cards import Card, answer_cards, button, refusal_cards, text_cards
 from bot.feishu.messages import Asked
-from bot.feishu.retry import FeishuApiError, describe
+from bot.feishu.retry import API_ERRORS, FeishuApiError, describe
 from bot.ports import Reply, Unreachable
 from bot.review.texts import texts_for
 from rag import Answer, Language, Stage, model_failure_text
@@ -80,7 +80,7 @@ class FeishuThread:
                 await self.api.patch(self.progress, card)
             else:
                 await self._reply(card, "failed")
-        except Exception:
+        except (*API_ERRORS, Unreachable):
             logger.exception("could not tell %s that answering failed", self.asked.chat_id)
 
     async def _reply(self, card: Card, purpose: str) -> str:
@@ -91,7 +91,7 @@ class FeishuThread:
                 uuid=reply_uuid(self.asked.message_id, purpose),
                 chat=self.asked.chat_id,
             )
-        except (FeishuApiError, OSError, TimeoutError) as error:
+        except API_ERRORS as error:
             raise Unreachable(describe(error)) from error
 
     async def _replace_progress(self, first: Card) -> None:

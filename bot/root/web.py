@@ -117,6 +117,7 @@ def _shared(
                 try:
                     await close()
                 except Exception:
+                    # Shutting down: one part failing to close must not keep the others open.
                     logger.exception("closing %r failed", close)
 
     return shared
