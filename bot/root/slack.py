@@ -39,14 +39,25 @@ from bot.slack.listeners import review
 from bot.slack.review_board import SlackReviewBoard
 from bot.slack.server import BOLT, BoltSlot
 from bot.slack.usergroups import SlackUserGroups
-from rag import GuardedRedis, Pipeline, ReviewedAnswers, Rewriter, SettingsError, secret
+from rag import (
+    GuardedRedis,
+    LivePipeline,
+    Pipeline,
+    ReviewedAnswers,
+    Rewriter,
+    SettingsError,
+    secret,
+)
 
 logger = logging.getLogger("citebot")
 
 
 def rewriter(config: Config, pipeline: Answerer) -> Rewriter:
     """Follow-ups rewritten by the configured chat model; by rules alone when there is none
-    (the offline answerer is no rewriter)."""
+    (the offline answerer is no rewriter). ``pipeline``: as built, before the question records
+    wrap it (``python -m bot`` serves a live one)."""
+    if isinstance(pipeline, LivePipeline):
+        pipeline = pipeline.pipeline
     if config.bot.rag.llm_configured and isinstance(pipeline, Pipeline):
         return Rewriter(pipeline.generator)
     return Rewriter()
@@ -86,6 +97,7 @@ def slack_app(
     reviewed: ReviewedAnswers,
     with_review: bool,
     records: Background | None,
+    follow_ups: Rewriter,
 ) -> AsyncApp:
     """The Bolt app with its listeners, the review desk's included (unless ``with_review``
     is off, when an unverified draft is refused instead)."""
@@ -114,7 +126,7 @@ def slack_app(
         log_questions=settings.rag.log_questions,
         audiences=audiences,
         conversations=Conversations(redis),
-        rewriter=rewriter(config, pipeline),
+        rewriter=follow_ups,
         follow_ups=FollowUpSwitch(settings.follow_ups, scopes.follow_ups if scopes else {}),
         feedback=feedback_for(
             settings.rag, redis=redis, answerer=pipeline, desk=desk, index=pipeline.index
@@ -131,6 +143,7 @@ def add_slack(
     reviewed: ReviewedAnswers,
     seams: Seams,
     records: Background | None,
+    follow_ups: Rewriter,
 ) -> None:
     """The Bolt app in ``app[BOLT]`` from startup on (the events route reads it there)."""
     settings = config.bot
@@ -154,6 +167,7 @@ def add_slack(
             reviewed=reviewed,
             with_review=seams.with_review,
             records=records,
+            follow_ups=follow_ups,
         )
         socket: AsyncSocketModeHandler | None = None
         if settings.mode == "socket":

@@ -23,7 +23,7 @@ from bot.ports import SourceIndex
 from bot.records import RecordingAnswerer
 from bot.root.config import Config
 from bot.root.services import ClosablePipeline, Following, Seams, Services
-from bot.root.slack import add_slack
+from bot.root.slack import add_slack, rewriter
 from bot.slack.server import HEALTH_PATH, add_events_route
 from rag import GuardedRedis, SettingsError
 
@@ -63,6 +63,7 @@ def create_web_app(
             reviewed=services.reviewed,
             seams=seams,
             records=records,
+            follow_ups=rewriter(config, services.pipeline),
         )
     if config.feishu is not None:
         add_feishu(

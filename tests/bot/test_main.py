@@ -14,6 +14,7 @@ from bot.feishu.server import EVENTS_PATH as FEISHU_EVENTS_PATH
 from bot.feishu.settings import FeishuSettings
 from bot.root.config import Config
 from bot.root.services import Seams, Services, redis_client, reviewed_answers
+from bot.root.slack import rewriter
 from bot.root.web import create_web_app
 from bot.settings import BotSettings
 from bot.slack.server import EVENTS_PATH, HEALTH_PATH
@@ -21,6 +22,7 @@ from rag import GuardedRedis
 from rag.cache.answers import MemoryCache
 from rag.generate.extractive import ExtractiveChatModel
 from rag.generate.llm import Generator
+from rag.live import LivePipeline
 from rag.pipeline import Pipeline
 from rag.search.index import Index
 from rag.settings import Settings
@@ -143,3 +145,20 @@ def test_feishu_long_connection_serves_no_event_route(index: Index) -> None:
     settings = FeishuSettings(app_id="cli_citebottest00001", app_secret="s", mode="ws")
     app = _app(BotSettings(rag=Settings()), index, feishu=settings)
     assert _paths(app) == {HEALTH_PATH}
+
+
+def test_follow_ups_are_rewritten_by_the_configured_model_of_the_live_pipeline(
+    index: Index,
+) -> None:
+    """``python -m bot`` serves a live pipeline wrapped by the question records; the follow-up
+    rewriter must still find the configured chat model behind it."""
+    pipeline = _pipeline(index)
+    live = LivePipeline(pipeline)
+    configured = Config(
+        bot=BotSettings(rag=Settings.from_env({"LLM_API_KEY": "k", "LLM_MODEL": "m"})),
+        feishu=None,
+        scopes=None,
+    )
+    assert rewriter(configured, live).generator is pipeline.generator
+    offline = Config(bot=BotSettings(rag=Settings()), feishu=None, scopes=None)
+    assert rewriter(offline, live).generator is None
