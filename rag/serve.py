@@ -17,6 +17,7 @@ from langchain_core.embeddings import Embeddings
 from rag.assemble import embeddings_from_settings, pipeline_around
 from rag.cache.breaker import GuardedRedis
 from rag.cache.reviewed import ReviewedAnswers
+from rag.ingest.background import BackgroundBuilds
 from rag.ingest.coordination import coordination
 from rag.ingest.refresh import (
     Build,
@@ -69,7 +70,8 @@ def serve_pipeline(
         embeddings = embeddings_from_settings(settings)
     assert embeddings is None or isinstance(embeddings, Embeddings)
     backfill = Backfill()
-    build, sharing = _builder(settings, embeddings, redis, backfill)
+    builds = BackgroundBuilds()
+    build, sharing = _builder(settings, embeddings, redis, backfill, builds)
     try:
         known: str | None = fingerprint(settings.docs_dir)  # before the build: no change missed
     except OSError:
@@ -88,6 +90,7 @@ def serve_pipeline(
         lock=lock,
         announcers=announcers,
         known=known,
+        builds=builds,
     )
 
     async def follow() -> None:
@@ -112,6 +115,7 @@ def _builder(
     embeddings: Embeddings | None,
     redis: GuardedRedis | None,
     backfill: Backfill,
+    builds: BackgroundBuilds,
 ) -> tuple[Build, Sharing | None]:
     """The build every refresh runs; with Redis it reads the vectors other processes computed
     and shares its own (:mod:`rag.ingest.sharing`)."""
@@ -124,6 +128,7 @@ def _builder(
         embeddings=indexing if shared is None else shared,
         min_score=settings.min_score,
         on_batch=backfill.batch,
+        stopping=builds.stopping,
     )
     if sharing is None or shared is None:
         return build, None

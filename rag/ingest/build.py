@@ -154,7 +154,14 @@ def _split(
 
 def _embed(chunks: Sequence[Chunk], cached: CachedEmbeddings, *, progress: bool) -> Matrix:
     """The chunks' vectors; the cache is saved (pruned to these chunks) when it changed."""
-    vectors = embed_texts([c.indexed_text for c in chunks], cached, progress=progress)
+    try:
+        vectors = embed_texts([c.indexed_text for c in chunks], cached, progress=progress)
+    except BaseException:
+        # Stopped (a bot shutting down, Ctrl-C) or failed: what was embedded is kept, so the
+        # next build embeds only the rest instead of starting a long backfill over.
+        if cached.embedded:
+            cached.save()
+        raise
     if cached.embedded or len(cached) != len({c.hash for c in chunks}):
         cached.save(keep=[c.hash for c in chunks])
     return vectors

@@ -7,7 +7,7 @@
                             swap -> announce; without the lock another process is building,
                             and its announcement brings the new version here
 
-A build runs in a thread of its own at the lowest CPU priority (:mod:`rag.ingest.priority`)
+A build runs in a thread of its own at the lowest CPU priority (:mod:`rag.ingest.background`)
 and makes a complete new index; only then is it swapped in
 (:class:`rag.live.LivePipeline`), so nothing is answered from a half-built index and questions
 in flight finish on the old one. A failed build keeps the served index and is logged once
@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -27,12 +28,12 @@ from pathlib import Path
 from langchain_core.embeddings import Embeddings
 
 from rag.chunks import content_hash
+from rag.ingest.background import BackgroundBuilds, Watched
 from rag.ingest.build import index_documents, load_or_build
 from rag.ingest.coordination import Announcer, BuildLock
 from rag.ingest.loaders import discover, load_folder
-from rag.ingest.priority import BackgroundBuilds
 from rag.live import LivePipeline
-from rag.search.embeddings import CachedEmbeddings, embedder_identity
+from rag.search.embeddings import CachedEmbeddings
 from rag.search.holder import Mode, Refresh
 from rag.search.index import Index
 
@@ -205,24 +206,6 @@ class Refresher:
         )
 
 
-class Counted(Embeddings):
-    """Passes through to ``inner`` (same identity, so the same cached vectors) and reports each
-    batch of passages it embedded: the backfill's progress."""
-
-    def __init__(self, inner: Embeddings, on_batch: Callable[[int], None]) -> None:
-        self.inner = inner
-        self.identity = embedder_identity(inner)
-        self.on_batch = on_batch
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        vectors = self.inner.embed_documents(texts)
-        self.on_batch(len(texts))
-        return vectors
-
-    def embed_query(self, text: str) -> list[float]:
-        return self.inner.embed_query(text)
-
-
 def index_builder(
     docs_dir: Path,
     index_dir: Path,
@@ -230,11 +213,13 @@ def index_builder(
     embeddings: Embeddings | None,
     min_score: float | None,
     on_batch: Callable[[int], None] | None = None,
+    stopping: threading.Event | None = None,
 ) -> Build:
     """The incremental build of :func:`rag.ingest.build.load_or_build`, with one embedder kept
-    for every rebuild (the bundled model loads once per process)."""
-    if embeddings is not None and on_batch is not None:
-        embeddings = Counted(embeddings, on_batch)
+    for every rebuild (the bundled model loads once per process); ``on_batch`` hears of each
+    batch embedded, ``stopping`` stops the build at the next one."""
+    if embeddings is not None and (on_batch is not None or stopping is not None):
+        embeddings = Watched(embeddings, on_batch=on_batch, stopping=stopping)
 
     def build() -> Built:
         index, report = load_or_build(

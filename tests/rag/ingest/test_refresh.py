@@ -16,8 +16,8 @@ import pytest
 from rag.cache.answers import MemoryCache
 from rag.generate.extractive import ExtractiveChatModel
 from rag.generate.llm import Generator
+from rag.ingest.background import LOWEST, BackgroundBuilds
 from rag.ingest.coordination import FileLock, ManifestAnnouncer
-from rag.ingest.priority import LOWEST
 from rag.ingest.refresh import (
     Built,
     Refresher,
@@ -28,7 +28,7 @@ from rag.ingest.refresh import (
 )
 from rag.live import LivePipeline
 from rag.pipeline import Pipeline
-from rag.search.embeddings import HashingEmbeddings
+from rag.search.embeddings import CachedEmbeddings, HashingEmbeddings
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 
@@ -233,3 +233,44 @@ def test_passages_missing_vectors_are_counted_by_content_not_by_number(
     lexical = lexical_build(docs, min_score=None)
 
     assert vectors_missing(index_dir, embeddings, lexical.index) >= 3
+
+
+async def test_a_bot_shutting_down_stops_its_build_at_the_next_batch_keeping_the_vectors(
+    docs: Path, tmp_path: Path
+) -> None:
+    """A thread cannot be interrupted and Python waits for it at exit: without the stop, a bot
+    stopped during a half-hour backfill would hang until it finished."""
+    index_dir = tmp_path / "index"
+    started, release = threading.Event(), threading.Event()
+
+    class Slow(HashingEmbeddings):
+        batches = 0
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.identity = "slow-test"  # nothing cached yet: every passage is embedded
+
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            Slow.batches += 1
+            started.set()
+            release.wait(30)
+            return super().embed_documents(texts)
+
+    builds = BackgroundBuilds()
+    build = index_builder(
+        docs, index_dir, embeddings=Slow(), min_score=None, stopping=builds.stopping
+    )
+    live, refresher, _ = serving(docs, index_dir, build=build, builds=builds)
+    served = live.index.version
+    refreshing = asyncio.create_task(refresher.refresh("backfill", exclusive=False))
+    assert await asyncio.to_thread(started.wait, 10)
+
+    refreshing.cancel()  # as the app's cleanup cancels the follower
+    with pytest.raises(asyncio.CancelledError):
+        await refreshing
+    release.set()
+    await asyncio.wait_for(asyncio.to_thread(builds.join), 10)  # the thread ended
+
+    assert Slow.batches == 1  # no batch after the stop
+    assert len(CachedEmbeddings(Slow(), index_dir)) == 32  # the first batch is kept
+    assert live.index.version == served
