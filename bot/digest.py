@@ -1,7 +1,7 @@
 """The weekly digest for REVIEW_CHANNEL: what the documents could not answer this week.
 
 Content (platform-neutral text): the most-asked unanswered questions, grouped by meaning as in
-``rag report``; the review backlog; 👎 feedback once it is recorded. Posting is the platform's
+``rag report``; the review backlog; how many 👎 on how many answers. Posting is the platform's
 (:mod:`bot.slack.digest`), and only ever to REVIEW_CHANNEL — the channel trusted with every
 scope, since the questions come from every channel.
 
@@ -50,11 +50,13 @@ def digest_text(report: dict[str, Any], backlog: int) -> str:
         lines.append(f"• {group['count']}× {wording}")
     if not groups:
         lines.append("• none this week")
-    down = report["feedback"]["down"]
+    feedback = report["feedback"]
+    down = feedback["down"]
     lines += [
         "",
         f"*Review backlog:* {backlog} open",
-        f"*👎 feedback:* {'not recorded yet' if down is None else down}",
+        "*👎 feedback:* "
+        + ("not readable" if down is None else f"{down} on {feedback['answers_down']} answers"),
     ]
     return "\n".join(lines)
 

@@ -92,8 +92,31 @@ def _reviews(report: dict[str, Any]) -> str:
     return (
         f"<h2>Reviews</h2>{_figure(chart, caption)}{table(['', 'decision', 'count'], rows)}"
         f"<p>Time from question to decision: {waits}.</p>"
-        f"<p>{html.escape(report['feedback']['note'])}</p>"
     )
+
+
+def _feedback(report: dict[str, Any]) -> str:
+    feedback = report["feedback"]
+    if feedback["down"] is None:
+        return f"<h2>👎 feedback</h2><p>{html.escape(feedback['note'])}</p>"
+    rows = [
+        [
+            f"#{n}",
+            metric(f"feedback.answers.{n - 1}.down", a["down"]),
+            html.escape(a["question"] or "(text not kept)"),
+            html.escape(", ".join(a["sources"])),
+            html.escape(" / ".join(a["notes"][:3])),
+        ]
+        for n, a in enumerate(feedback["answers"], start=1)
+    ]
+    summary = (
+        f"<p>{metric('feedback.down', feedback['down'])} 👎 on "
+        f"{metric('feedback.answers_down', feedback['answers_down'])} answers, "
+        f"{metric('feedback.up', feedback['up'])} 👍. Answers voted down, most first, with "
+        "the passages they cited and what people said was wrong:</p>"
+    )
+    listing = table(["", "👎", "question", "cited passages", "what was wrong"], rows)
+    return f"<h2>👎 feedback</h2>{summary}{listing}"
 
 
 def render_page(report: dict[str, Any]) -> str:
@@ -105,5 +128,6 @@ def render_page(report: dict[str, Any]) -> str:
         f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
         f"<p>Records: {html.escape(report['records'])}</p>{numbers(report)}"
         f"{_days(report)}{_unanswered(report)}{_documents(report)}{_reviews(report)}"
+        f"{_feedback(report)}"
         f'<script type="application/json" id="report-data">{data}</script></body></html>\n'
     )

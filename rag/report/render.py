@@ -65,9 +65,26 @@ def as_text(report: dict[str, Any]) -> str:
         f"review decisions: {decisions}",
         f"review latency: p50 {_seconds(latency['p50'])}, p90 {_seconds(latency['p90'])}, "
         f"max {_seconds(latency['max'])} ({latency['count']} decisions)",
-        f"feedback: {report['feedback']['note']}",
+        "",
+        *_feedback_lines(report["feedback"]),
     ]
     return "\n".join(lines)
+
+
+def _feedback_lines(feedback: dict[str, Any]) -> list[str]:
+    if feedback["down"] is None:
+        return [f"feedback: {feedback['note']}"]
+    lines = [
+        f"feedback: {feedback['down']} 👎 on {feedback['answers_down']} answers, "
+        f"{feedback['up']} 👍; answers voted down, most first:"
+    ]
+    for answer in feedback["answers"]:
+        sources = ", ".join(answer["sources"]) or "no sources"
+        lines.append(f"  {answer['down']:>4}👎  {_short(answer['question'])}  [{sources}]")
+        lines += [f"        “{_short(note)}”" for note in answer["notes"][:3]]
+    if not feedback["answers"]:
+        lines.append("  none")
+    return lines
 
 
 def csv_rows(report: dict[str, Any]) -> list[tuple[str, str, str, object]]:
@@ -85,6 +102,13 @@ def csv_rows(report: dict[str, Any]) -> list[tuple[str, str, str, object]]:
     reviews = report["reviews"]
     rows += [("review_decisions", k, "count", v) for k, v in reviews["decisions"].items()]
     rows += [("review_latency_seconds", "", k, v) for k, v in reviews["latency_seconds"].items()]
+    feedback = report["feedback"]
+    rows += [("feedback", "", k, feedback[k]) for k in ("down", "up", "answers_down")]
+    for answer in feedback["answers"]:
+        item = answer["answer"]
+        rows.append(("feedback_answers", item, "down", answer["down"]))
+        rows.append(("feedback_answers", item, "question", answer["question"]))
+        rows.append(("feedback_answers", item, "sources", " ".join(answer["sources"])))
     return rows
 
 

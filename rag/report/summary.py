@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from rag.report.feedback import Vote, feedback_section
 from rag.report.groups import SAME_MEANING, group_unanswered
 from rag.report.records import QuestionRecord, ReviewRecord
 
 TOP_GROUPS = 20
 TOP_DOCUMENTS = 10
-FEEDBACK_NOTE = "👎 feedback is not recorded yet (it arrives with follow-up conversations)"
 
 VERDICT_NAMES = {"answer": "answered", "refusal": "refused", "unverified": "sent_to_review"}
 
@@ -106,8 +106,10 @@ def build_report(
     where: str,
     documents: Sequence[str] | None,
     embeddings: Embeddings | None,
+    votes: Sequence[Vote] | None = None,
     similarity: float = SAME_MEANING,
 ) -> dict[str, Any]:
+    """``votes``: the vote store's records; ``None`` when it could not be read from here."""
     questions = sorted((q for q in questions if since <= q.at <= until), key=lambda q: q.at)
     reviews = [r for r in reviews if since <= r.at <= until]
     groups = group_unanswered(questions, embeddings, similarity=similarity)
@@ -128,7 +130,7 @@ def build_report(
             for group in groups[:TOP_GROUPS]
         ],
         "unanswered_groups": len(groups),
-        "feedback": {"down": None, "answers": [], "note": FEEDBACK_NOTE},
+        "feedback": feedback_section(votes, since=since, until=until),
         "documents": _documents(questions, documents),
         "reviews": _reviews(reviews),
     }

@@ -11,8 +11,10 @@ from redis.asyncio import Redis
 from bot.digest import PREFIX, WEEK_SECONDS, WeekClaims, WeeklyDigest, digest_text
 from bot.settings import BotSettings
 from rag import SettingsError
+from rag.report.records import question_key
 from rag.report.summary import build_report
 from tests.rag.report.records_factory import NOW, asked
+from tests.rag.report.test_feedback import Vote
 
 
 class Clock:
@@ -99,11 +101,12 @@ def test_the_text_names_the_top_unanswered_questions_backlog_and_feedback() -> N
         where="test",
         documents=None,
         embeddings=None,
+        votes=[Vote(NOW - 60, "C1:1.1", "U1", "down", question_key("退费？"))],
     )
     text = digest_text(report, backlog=3)
     assert "• 2× 火星上的天气怎么样？" in text
     assert "*Review backlog:* 3 open" in text
-    assert "👎 feedback:* not recorded yet" in text
+    assert "👎 feedback:* 1 on 1 answers" in text
 
 
 def test_digest_setting_defaults_to_weekly_and_says_what_to_set() -> None:
