@@ -23,6 +23,7 @@ from pydantic import SecretStr
 
 from rag.chunks import content_hash
 from rag.reading import features
+from rag.search.priority import low_priority_thread
 
 logger = logging.getLogger(__name__)
 
@@ -68,19 +69,24 @@ class E5Embeddings(Embeddings):
 
 class SeparateIndexing(Embeddings):
     """Queries on one embedder, indexing on another handle of the same model (same identity,
-    so the same vectors and cache): a question never waits for a rebuild's batch to finish.
+    so the same vectors and cache) on a thread of its own at the lowest CPU priority
+    (:mod:`rag.search.priority`): a question never waits for a rebuild's batch to finish, and
+    its query embedding gets the cores first.
 
     One E5 handle serialises its calls; a rebuild holding it for a 32-passage batch (several
-    seconds on 2 cores) made every dense query meanwhile wait that long.
+    seconds on 2 cores) made every dense query meanwhile wait that long. Only the embedding is
+    lowered, not the rebuild's Python work: a low-priority thread holding Python's GIL would
+    make the questions wait for it in turn.
     """
 
     def __init__(self, queries: Embeddings, documents: Embeddings) -> None:
         self.queries = queries
         self.documents = documents
         self.identity = embedder_identity(queries)
+        self._thread = low_priority_thread("citebot-embed-documents")
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return self.documents.embed_documents(texts)
+        return self._thread.submit(self.documents.embed_documents, texts).result()
 
     def embed_query(self, text: str) -> list[float]:
         return self.queries.embed_query(text)

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import shutil
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -16,7 +14,7 @@ import pytest
 from rag.cache.answers import MemoryCache
 from rag.generate.extractive import ExtractiveChatModel
 from rag.generate.llm import Generator
-from rag.ingest.background import LOWEST, BackgroundBuilds
+from rag.ingest.background import BackgroundBuilds
 from rag.ingest.coordination import FileLock, ManifestAnnouncer
 from rag.ingest.refresh import (
     Built,
@@ -189,34 +187,6 @@ async def test_a_question_in_flight_finishes_on_the_index_it_started_with(
     model.go.set()
     result = await asyncio.wait_for(asking, 10)
     assert any("4800" in hit.chunk.text for hit in result.hits)  # the old index, whole
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
-async def test_rebuilds_run_at_the_lowest_cpu_priority_and_questions_do_not(
-    docs: Path, tmp_path: Path
-) -> None:
-    """A rebuild embeds with every core it gets; questions must get them first."""
-    live, refresher, clock = serving(docs, tmp_path / "index")
-
-    def nice_here() -> int:
-        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-
-    seen: list[int] = []
-    build = refresher.build
-
-    def watched() -> Built:
-        seen.append(nice_here())
-        return build()
-
-    refresher.build = watched
-    (docs / "courses.md").write_text("# 课程\n\n流利级 5200 元。\n", encoding="utf-8")
-    clock.now = 61
-    await refresher.tick()
-
-    assert seen == [LOWEST]
-    assert "5200" in " ".join(c.text for c in live.index.chunks)
-    assert await asyncio.to_thread(nice_here) == os.getpriority(os.PRIO_PROCESS, 0)
-    assert nice_here() == os.getpriority(os.PRIO_PROCESS, 0)
 
 
 def test_passages_missing_vectors_are_counted_by_content_not_by_number(

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
+import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -18,6 +21,7 @@ from rag.search.embeddings import (
     embedder_identity,
     for_indexing,
 )
+from rag.search.priority import LOWEST
 from rag.settings import Settings
 
 
@@ -117,3 +121,39 @@ def test_indexing_gets_an_e5_handle_of_its_own_so_a_query_never_waits_for_a_batc
 def test_other_embedders_index_through_themselves() -> None:
     hashing = HashingEmbeddings()
     assert for_indexing(hashing) is hashing
+
+
+class NiceRecorder(HashingEmbeddings):
+    """Records the nice value of the thread each call runs on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[int] = []
+
+    def _nice(self) -> None:
+        self.seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self._nice()
+        return super().embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        self._nice()
+        return super().embed_query(text)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
+def test_indexing_embeds_at_the_lowest_cpu_priority_and_queries_do_not() -> None:
+    """A rebuild embeds with every core it gets; a question's query embedding must get them
+    first. Only the embedding is lowered: the caller (the build, holding the GIL between
+    batches) keeps its priority."""
+    queries, documents = NiceRecorder(), NiceRecorder()
+    both = SeparateIndexing(queries, documents)
+    here = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    both.embed_documents(["一", "二"])
+    both.embed_query("年假怎么算？")
+
+    assert documents.seen == [LOWEST]
+    assert queries.seen == [here]
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == here
