@@ -14,6 +14,7 @@ however many processes run, one digest is posted per week.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import time
@@ -24,7 +25,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from bot.review.state import ReviewState
-from rag import RecordStore, build_report
+from rag import RecordStore, RedisUnavailable, VoteStore, build_report
 
 logger = logging.getLogger(__name__)
 
@@ -101,13 +102,20 @@ class WeekClaims:
         return True
 
 
-def weekly_report(records: RecordStore, state: ReviewState) -> Callable[[], Awaitable[str]]:
-    """The digest's text from the last week's records and the open reviews."""
+def weekly_report(
+    records: RecordStore, state: ReviewState, votes: VoteStore | None = None
+) -> Callable[[], Awaitable[str]]:
+    """The digest's text from the last week's records, votes and the open reviews (``votes``
+    ``None``, or unreadable now: the 👎 line says so instead of a count)."""
 
     async def compose() -> str:
         until = time.time()
         since = until - WEEK_SECONDS
         questions, reviews = await records.questions(since), await records.reviews(since)
+        voted = None
+        if votes is not None:
+            with contextlib.suppress(RedisUnavailable):
+                voted = await votes.since(since)
         # Identical questions are grouped (as spelled); ``rag report`` also groups by meaning.
         report = build_report(
             questions,
@@ -117,6 +125,7 @@ def weekly_report(records: RecordStore, state: ReviewState) -> Callable[[], Awai
             where=records.where,
             documents=None,
             embeddings=None,
+            votes=voted,
         )
         return digest_text(report, len(await state.pending()))
 

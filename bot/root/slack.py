@@ -47,6 +47,7 @@ from rag import (
     Rewriter,
     SettingsError,
     secret,
+    vote_store,
 )
 
 logger = logging.getLogger("citebot")
@@ -198,9 +199,11 @@ def weekly_digest(
     settings = config.bot
     if settings.digest != "weekly" or records is None or settings.review_channel is None:
         return None
+    # Votes are read where every process writes them (Redis); without it, the 👎 line says so.
+    votes = None if redis is None else vote_store(redis, retention_days=settings.rag.retention_days)
     weekly = WeeklyDigest(
         WeekClaims(None if redis is None else redis.client, settings.rag.index_dir),
-        weekly_report(records.store, ReviewState(redis)),
+        weekly_report(records.store, ReviewState(redis), votes),
         poster(client, settings.review_channel),
     )
     return asyncio.create_task(weekly.run())

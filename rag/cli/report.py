@@ -14,6 +14,7 @@ import json
 import re
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,11 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from rag.assemble import embeddings_from_settings
+from rag.cache.breaker import RedisUnavailable
+from rag.feedback.votes import RedisVotes, VoteRecord
 from rag.ingest.manifest import MANIFEST_FILE
 from rag.report.page import render_page
+from rag.report.records import QuestionRecord, ReviewRecord
 from rag.report.render import as_csv, as_text
 from rag.report.store import record_store
 from rag.report.summary import build_report
@@ -68,7 +72,16 @@ def indexed_documents(index_dir: Path) -> list[str] | None:
         return None
 
 
-async def _records(settings: Settings, since: float) -> tuple[list[Any], list[Any], str]:
+@dataclass(frozen=True, slots=True)
+class Records:
+    questions: list[QuestionRecord]
+    reviews: list[ReviewRecord]
+    where: str
+    votes: list[VoteRecord] | None
+    """``None``: without Redis the votes live in each bot process's memory, out of reach."""
+
+
+async def _records(settings: Settings, since: float) -> Records:
     redis = None
     url = secret(settings.redis_url)
     if url is not None:
@@ -79,8 +92,12 @@ async def _records(settings: Settings, since: float) -> tuple[list[Any], list[An
         )
     store = record_store(settings.index_dir, redis, retention_days=settings.retention_days)
     try:
-        return await store.questions(since), await store.reviews(since), store.where
-    except (RedisError, OSError) as error:
+        questions, reviews = await store.questions(since), await store.reviews(since)
+        votes = None
+        if redis is not None:
+            votes = await RedisVotes(redis, retention_days=settings.retention_days).since(since)
+        return Records(questions, reviews, store.where, votes)
+    except (RedisError, RedisUnavailable, OSError) as error:
         msg = f"cannot read the question records from {store.where}: {error}"
         raise ReportError(msg) from error
     finally:
@@ -91,15 +108,16 @@ async def _records(settings: Settings, since: float) -> tuple[list[Any], list[An
 def make_report(settings: Settings, since_text: str, *, now: float | None = None) -> dict[str, Any]:
     until = time.time() if now is None else now
     since = until - period_seconds(since_text)
-    questions, reviews, where = asyncio.run(_records(settings, since))
+    records = asyncio.run(_records(settings, since))
     return build_report(
-        questions,
-        reviews,
+        records.questions,
+        records.reviews,
         since=since,
         until=until,
-        where=where,
+        where=records.where,
         documents=indexed_documents(settings.index_dir),
         embeddings=embeddings_from_settings(settings),
+        votes=records.votes,
     )
 
 

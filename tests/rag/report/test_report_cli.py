@@ -13,6 +13,8 @@ import pytest
 from redis.asyncio import Redis
 
 from rag.cli import main
+from rag.feedback.votes import DEFAULT_PREFIX as VOTES_PREFIX
+from rag.feedback.votes import RedisVotes, VoteRecord, question_key
 from rag.report.records import ReviewRecord
 from rag.report.store import DEFAULT_PREFIX, RecordStore, record_store
 from tests.rag.report.records_factory import DAY, asked
@@ -100,9 +102,10 @@ def shared_redis(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[st
 
     async def clear() -> None:
         client = Redis.from_url(redis_url)
-        keys = [key async for key in client.scan_iter(f"{DEFAULT_PREFIX}*")]
-        if keys:
-            await client.delete(*keys)
+        for prefix in (DEFAULT_PREFIX, VOTES_PREFIX):
+            keys = [key async for key in client.scan_iter(f"{prefix}*")]
+            if keys:
+                await client.delete(*keys)
         await client.aclose()
 
     asyncio.run(clear())
@@ -125,6 +128,51 @@ def test_with_redis_the_records_come_from_redis(
     report = report_json(capsys)
     assert report["records"] == f"Redis ({DEFAULT_PREFIX}*)"
     assert report["totals"]["refused"] == 1  # type: ignore[index]
+
+
+def test_answers_voted_down_in_redis_are_in_the_report_with_their_sources(
+    env: Path, shared_redis: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import time
+
+    question = "流利级多少钱？"
+
+    async def vote() -> None:
+        client = Redis.from_url(shared_redis)
+        votes = RedisVotes(client, retention_days=30)
+        for user, verdict in (("U1", "down"), ("U2", "down"), ("U3", "up")):
+            await votes.cast(
+                VoteRecord(
+                    at=time.time() - 5,
+                    answer="C1:1718000000.000100",
+                    user=user,
+                    verdict=verdict,
+                    note="涨价了" if user == "U1" else "",
+                    hash=question_key(question),
+                    text=question,
+                    sources=("courses.md#2",),
+                    index_version="v1",
+                )
+            )
+        await client.aclose()
+
+    asyncio.run(vote())
+    feedback = report_json(capsys)["feedback"]
+    assert isinstance(feedback, dict)
+    assert (feedback["down"], feedback["up"], feedback["answers_down"]) == (2, 1, 1)
+    [answer] = feedback["answers"]
+    assert answer["question"] == question
+    assert answer["sources"] == ["courses.md#2"]
+    assert answer["notes"] == ["涨价了"]
+
+
+def test_without_redis_the_report_says_votes_are_out_of_reach(
+    env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    feedback = report_json(capsys)["feedback"]
+    assert isinstance(feedback, dict)
+    assert feedback["down"] is None
+    assert "REDIS_URL" in str(feedback["note"])
 
 
 def test_errors_are_one_clear_line(
