@@ -98,7 +98,7 @@ def _reviews(report: dict[str, Any]) -> str:
 def _feedback(report: dict[str, Any]) -> str:
     feedback = report["feedback"]
     if feedback["down"] is None:
-        return f"<h2>👎 feedback</h2><p>{html.escape(feedback['note'])}</p>"
+        return f"<h2>Answers voted down</h2><p>{html.escape(feedback['note'])}</p>"
     rows = [
         [
             f"#{n}",
@@ -109,14 +109,15 @@ def _feedback(report: dict[str, Any]) -> str:
         ]
         for n, a in enumerate(feedback["answers"], start=1)
     ]
+    # Words beside the emoji: a browser without an emoji font still reads the numbers right.
     summary = (
-        f"<p>{metric('feedback.down', feedback['down'])} 👎 on "
+        f"<p>{metric('feedback.down', feedback['down'])} down votes (👎) on "
         f"{metric('feedback.answers_down', feedback['answers_down'])} answers, "
-        f"{metric('feedback.up', feedback['up'])} 👍. Answers voted down, most first, with "
-        "the passages they cited and what people said was wrong:</p>"
+        f"{metric('feedback.up', feedback['up'])} up votes (👍). Answers voted down, most "
+        "first, with the passages they cited and what people said was wrong:</p>"
     )
-    listing = table(["", "👎", "question", "cited passages", "what was wrong"], rows)
-    return f"<h2>👎 feedback</h2>{summary}{listing}"
+    listing = table(["", "down votes", "question", "cited passages", "what was wrong"], rows)
+    return f"<h2>Answers voted down</h2>{summary}{listing}"
 
 
 def render_page(report: dict[str, Any]) -> str:
