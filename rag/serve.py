@@ -71,7 +71,9 @@ def serve_pipeline(
     assert embeddings is None or isinstance(embeddings, Embeddings)
     backfill = Backfill()
     builds = BackgroundBuilds()
-    build, sharing = _builder(settings, embeddings, redis, backfill, builds)
+    build, sharing = _builder(
+        settings, embeddings, redis, backfill, builds, beside_questions=not full_index_first
+    )
     try:
         known: str | None = fingerprint(settings.docs_dir)  # before the build: no change missed
     except OSError:
@@ -116,10 +118,16 @@ def _builder(
     redis: GuardedRedis | None,
     backfill: Backfill,
     builds: BackgroundBuilds,
+    *,
+    beside_questions: bool,
 ) -> tuple[Build, Sharing | None]:
     """The build every refresh runs; with Redis it reads the vectors other processes computed
-    and shares its own (:mod:`rag.ingest.sharing`)."""
-    indexing = None if embeddings is None else for_indexing(embeddings)
+    and shares its own (:mod:`rag.ingest.sharing`). ``beside_questions``: builds embed with a
+    handle (and low-priority thread) of their own; the console embeds everything before its
+    one user asks, at full speed."""
+    indexing = embeddings
+    if embeddings is not None and beside_questions:
+        indexing = for_indexing(embeddings)
     sharing = None if redis is None or indexing is None else Sharing.over(redis, indexing)
     shared = None if sharing is None or indexing is None else sharing.around(indexing)
     build = index_builder(
