@@ -114,7 +114,7 @@ def weekly_report(
         questions, reviews = await records.questions(since), await records.reviews(since)
         voted = None
         if votes is not None:
-            with contextlib.suppress(RedisUnavailable):
+            with contextlib.suppress(RedisUnavailable, OSError):
                 voted = await votes.since(since)
         # Identical questions are grouped (as spelled); ``rag report`` also groups by meaning.
         report = build_report(

@@ -199,8 +199,10 @@ def weekly_digest(
     settings = config.bot
     if settings.digest != "weekly" or records is None or settings.review_channel is None:
         return None
-    # Votes are read where every process writes them (Redis); without it, the 👎 line says so.
-    votes = None if redis is None else vote_store(redis, retention_days=settings.rag.retention_days)
+    # The votes every process writes (Redis, else INDEX_DIR), as rag report reads them.
+    votes = vote_store(
+        redis, retention_days=settings.rag.retention_days, index_dir=settings.rag.index_dir
+    )
     weekly = WeeklyDigest(
         WeekClaims(None if redis is None else redis.client, settings.rag.index_dir),
         weekly_report(records.store, ReviewState(redis), votes),

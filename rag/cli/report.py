@@ -23,7 +23,8 @@ from redis.exceptions import RedisError
 
 from rag.assemble import embeddings_from_settings
 from rag.cache.breaker import RedisUnavailable
-from rag.feedback.votes import RedisVotes, VoteRecord
+from rag.feedback.stores import vote_store
+from rag.feedback.votes import VoteRecord
 from rag.ingest.manifest import MANIFEST_FILE
 from rag.report.page import render_page
 from rag.report.records import QuestionRecord, ReviewRecord
@@ -77,8 +78,7 @@ class Records:
     questions: list[QuestionRecord]
     reviews: list[ReviewRecord]
     where: str
-    votes: list[VoteRecord] | None
-    """``None``: without Redis the votes live in each bot process's memory, out of reach."""
+    votes: list[VoteRecord]
 
 
 async def _records(settings: Settings, since: float) -> Records:
@@ -93,10 +93,10 @@ async def _records(settings: Settings, since: float) -> Records:
     store = record_store(settings.index_dir, redis, retention_days=settings.retention_days)
     try:
         questions, reviews = await store.questions(since), await store.reviews(since)
-        votes = None
-        if redis is not None:
-            votes = await RedisVotes(redis, retention_days=settings.retention_days).since(since)
-        return Records(questions, reviews, store.where, votes)
+        votes = vote_store(
+            redis, retention_days=settings.retention_days, index_dir=settings.index_dir
+        )
+        return Records(questions, reviews, store.where, await votes.since(since))
     except (RedisError, RedisUnavailable, OSError) as error:
         msg = f"cannot read the question records from {store.where}: {error}"
         raise ReportError(msg) from error

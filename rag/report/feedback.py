@@ -1,9 +1,9 @@
 """The report's 👎 section: answers people voted down, with the passages they cited.
 
-Votes come from the vote store (one current vote per person per answer; the question's text
-only under RECORD_QUESTIONS); the report reads what :class:`Vote` names and nothing else, so
-any store whose records carry these fields will do. ``None`` instead of votes means the store
-could not be read from here (no Redis: votes live in each bot process's memory).
+Votes come from the vote store (:mod:`rag.feedback`: one current vote per person per answer,
+the question's text only under RECORD_QUESTIONS); the report reads what :class:`Vote` names
+and nothing else. ``None`` instead of votes means the store could not be read (the weekly
+digest while Redis is away): the section says so rather than show 0.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 TOP_ANSWERS = 20
-NOT_READABLE = "👎 feedback is kept in the bot's memory without REDIS_URL: not readable here"
+NOT_READABLE = "👎 feedback could not be read (the vote store is unavailable)"
 
 
 class Vote(Protocol):

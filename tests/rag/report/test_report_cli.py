@@ -13,6 +13,7 @@ import pytest
 from redis.asyncio import Redis
 
 from rag.cli import main
+from rag.feedback.stores import vote_store
 from rag.feedback.votes import DEFAULT_PREFIX as VOTES_PREFIX
 from rag.feedback.votes import RedisVotes, VoteRecord, question_key
 from rag.report.records import ReviewRecord
@@ -166,13 +167,27 @@ def test_answers_voted_down_in_redis_are_in_the_report_with_their_sources(
     assert answer["notes"] == ["涨价了"]
 
 
-def test_without_redis_the_report_says_votes_are_out_of_reach(
+def test_without_redis_the_votes_come_from_index_dir(
     env: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    import time
+
+    question = "退费怎么算？"
+    vote = VoteRecord(
+        at=time.time() - 5,
+        answer="C1:1718000000.000200",
+        user="U1",
+        verdict="down",
+        hash=question_key(question),
+        text=question,
+        sources=("refund.md#1",),
+    )
+    asyncio.run(vote_store(None, retention_days=30, index_dir=env).cast(vote))
+
     feedback = report_json(capsys)["feedback"]
     assert isinstance(feedback, dict)
-    assert feedback["down"] is None
-    assert "REDIS_URL" in str(feedback["note"])
+    assert feedback["down"] == 1
+    assert feedback["answers"][0]["sources"] == ["refund.md#1"]
 
 
 def test_errors_are_one_clear_line(
