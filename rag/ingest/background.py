@@ -33,7 +33,7 @@ class BuildStopped(Exception):
 
 
 class BackgroundBuilds:
-    """One low-priority thread that runs rebuilds, one at a time."""
+    """One thread that runs rebuilds, one at a time, and stops them when cancelled."""
 
     def __init__(self) -> None:
         self.stopping = threading.Event()

@@ -7,8 +7,8 @@
                             swap -> announce; without the lock another process is building,
                             and its announcement brings the new version here
 
-A build runs in a thread of its own at the lowest CPU priority (:mod:`rag.ingest.background`)
-and makes a complete new index; only then is it swapped in
+A build runs in a thread of its own, embedding at the lowest CPU priority
+(:mod:`rag.ingest.background`), and makes a complete new index; only then is it swapped in
 (:class:`rag.live.LivePipeline`), so nothing is answered from a half-built index and questions
 in flight finish on the old one. A failed build keeps the served index and is logged once
 (again only when the reason changes); ``/healthz`` shows the last refresh and its outcome.
