@@ -98,6 +98,8 @@ def serve_pipeline(
     async def follow() -> None:
         if sharing is not None:
             sharing.bridge.attach()  # builds from now on reach Redis through this loop
+            if live.holder.state.mode == "full":
+                await sharing.share(live.pipeline.index)
         if live.holder.state.mode == "lexical":
             # Embed in the background (one process per corpus: the build lock); without the
             # lock another process is at it, and its announcement brings the full index here.

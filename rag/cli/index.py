@@ -20,7 +20,7 @@ from rag.assemble import build_index, embeddings_from_settings
 from rag.cache.breaker import GuardedRedis, RedisUnavailable, describe
 from rag.ingest.build import BuildReport, load_or_build
 from rag.ingest.coordination import RedisAnnouncer
-from rag.ingest.sharing import Sharing, index_vectors
+from rag.ingest.sharing import Sharing
 from rag.search.index import Index
 from rag.settings import Settings, secret
 
@@ -106,12 +106,8 @@ async def _build_shared(settings: Settings, url: str) -> Index:
             progress=True,
         )
         print(summary(report, settings, fetched=0 if shared is None else shared.fetched))
-        if sharing is not None:
-            vectors = await asyncio.to_thread(index_vectors, index)
-            if await sharing.vectors.publish(vectors) is None:
-                print(
-                    "citebot: vectors not shared through Redis; others embed them", file=sys.stderr
-                )
+        if sharing is not None and await sharing.share(index) is None:
+            print("citebot: vectors not shared through Redis; others embed them", file=sys.stderr)
         try:
             await RedisAnnouncer(redis).announce(index.version)
         except RedisUnavailable as error:

@@ -133,6 +133,11 @@ class Sharing:
     def around(self, embeddings: Embeddings) -> SharedEmbeddings:
         return SharedEmbeddings(embeddings, self.vectors, self.bridge)
 
+    async def share(self, index: Index) -> Published | None:
+        """Share a served index's vectors, on the loop (the first build ran before the loop,
+        so nothing was shared yet: a machine joining before the next change still reads)."""
+        return await self.vectors.publish(await asyncio.to_thread(index_vectors, index))
+
     def publishing(self, build: Build, embeddings: SharedEmbeddings) -> Build:
         """``build``, then its vectors shared (full builds; a lexical one has none)."""
 

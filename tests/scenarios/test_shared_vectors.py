@@ -13,9 +13,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from redis.asyncio import Redis
 
+from rag import guarded
 from rag.ingest.loaders import load_folder
 from rag.ingest.refresh import index_builder
+from rag.ingest.shared_vectors import SharedVectors
 from rag.ingest.splitter import Splitter
 from rag.search.embeddings import HashingEmbeddings
 from tests.fakes.redis_server import OwnRedis
@@ -102,14 +105,19 @@ async def test_a_machine_joining_later_reads_every_vector_instead_of_embedding(
 ) -> None:
     deployed(machines[0])
     first, joining = CountingEmbeddings(), CountingEmbeddings()
-    async with fresh_bot(variables(slack_api, machines[0], own_redis_url), first) as (bot_a, _):
-        reprice(machines[0][0])  # its build shares the whole corpus's vectors
-        reprice(machines[1][0])
+    async with fresh_bot(variables(slack_api, machines[0], own_redis_url), first):
+        # Built before it served (no change since): it shares its vectors once it runs.
+        corpus = len(passages(machines[0][0]))
+        client = Redis.from_url(own_redis_url)
+        key = SharedVectors(guarded(client), HashingEmbeddings().identity).key
 
-        async def answers_new() -> bool:
-            return "5200" in await ask(bot_a, slack_api, PRICE)
+        async def shared() -> bool:
+            return bool(await client.hlen(key) == corpus)
 
-        await until(answers_new, 1 + SERVED_WITHIN)
+        try:
+            await until(shared, SERVED_WITHIN)
+        finally:
+            await client.aclose()
         later = variables(slack_api, machines[1], own_redis_url)
         async with fresh_bot(later, joining) as (bot_b, health_b):  # an empty INDEX_DIR
 
@@ -117,8 +125,8 @@ async def test_a_machine_joining_later_reads_every_vector_instead_of_embedding(
                 return (await served(bot_b, health_b)).startswith("full:")
 
             await until(full, SERVED_WITHIN)
-            assert joining.embedded == 0
-            assert "5200" in await ask(bot_b, slack_api, PRICE)
+            assert first.embedded == joining.embedded == 0
+            assert "4800" in await ask(bot_b, slack_api, PRICE)
 
 
 async def test_with_redis_down_a_machine_embeds_the_change_itself_and_serves_it(
