@@ -10,11 +10,11 @@ unreadable line (damage, a future format) is skipped.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import fcntl
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
+
+from filelock import FileLock
 
 from rag.feedback.votes import DAY_SECONDS, VoteRecord, merged, parsed, with_note
 
@@ -42,15 +42,11 @@ class FileVotes:
         self._clock = clock
         self._pruned = 0.0
 
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
+    def _locked(self) -> FileLock:
+        """Exclusive across the processes of this host; the lock file stays (never unlinked, so
+        no process can lock a file another has just removed)."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        with (self.directory / ".votes.lock").open("a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        return FileLock(self.directory / ".votes.lock", preserve_lock_file=True)
 
     def _current(self) -> dict[tuple[str, str], VoteRecord]:
         if not self.path.exists():

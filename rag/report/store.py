@@ -12,16 +12,15 @@ Reading skips a record it cannot parse (a damaged line, a future format) rather 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import fcntl
 import json
 import logging
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, TypeVar
 
+from filelock import FileLock
 from pydantic import BaseModel, ValidationError
 from redis.asyncio import Redis
 
@@ -118,15 +117,11 @@ class FileRecords:
         self._pruned: dict[str, float] = {}
         self.where = str(self.directory)
 
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
+    def _locked(self) -> FileLock:
+        """Exclusive across the processes of this host; the lock file stays (never unlinked, so
+        no process can lock a file another has just removed)."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        with (self.directory / ".lock").open("a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        return FileLock(self.directory / ".lock", preserve_lock_file=True)
 
     def _append(self, kind: str, record: BaseModel) -> None:
         path = self.directory / f"{kind}.jsonl"
