@@ -4,33 +4,31 @@
 a terminal. It also reads piped questions (``printf '退费怎么算\\n' | python -m bot``): one
 answer per line, no prompt when stdin is not a terminal. Replies are plain text with the same
 content as the Slack reply: the answer, the sources it cites with file, heading path, link and
-score, and where a cached or reviewed answer came from.
+score, and where a cached or reviewed answer came from. Each line is answered by the same
+neutral core as a Slack or Feishu question (:mod:`bot.answering`): the console is one more
+platform edge, implementing the asker's thread (printed lines) and the review hooks (the
+operator sees the unverified draft).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from datetime import UTC, datetime
 from typing import TextIO
 
 from bot import texts
-from bot.answering import cut
-from bot.ports import Answerer
+from bot.answering import Answering
+from bot.ports import Answerer, Origin, Reply
 from rag import (
-    MAX_QUESTION_CHARS,
+    EVERYTHING,
     Answer,
-    GenerationError,
     Language,
     Provenance,
     Refusal,
-    Result,
+    Stage,
     Unverified,
-    detect_language,
     model_failure_text,
 )
-
-logger = logging.getLogger(__name__)
 
 
 def banner(*, docs_dir: str, chunks: int, chat_model: str) -> str:
@@ -54,9 +52,7 @@ def provenance_text(provenance: Provenance, language: Language) -> str | None:
     return " · ".join(parts) or None
 
 
-def render_plain(result: Result, language: Language) -> str:
-    if isinstance(result, Unverified):
-        return texts.UNVERIFIED[language]
+def render_plain(result: Answer | Refusal, language: Language) -> str:
     lines = [result.text]
     if isinstance(result, Answer):
         for n in result.cited:
@@ -72,34 +68,84 @@ def render_plain(result: Result, language: Language) -> str:
     return "\n".join(lines)
 
 
-async def answer_line(answerer: Answerer, line: str) -> str:
-    question, was_cut = cut(line, MAX_QUESTION_CHARS)
-    language = detect_language(question)
-    if not question:
-        return texts.HELP
-    try:
-        result = await answerer.answer(question)
-    except GenerationError as error:
-        logger.warning("chat model failed: %s", error)
-        return model_failure_text(language)
-    except Exception:
-        # The console's one place (bot.answering's for the chat platforms): the operator gets
-        # the one human sentence and the chat goes on; the traceback is in the log.
-        logger.exception("answering failed")
-        return model_failure_text(language)
-    lines = []
-    if was_cut:
-        lines.append(texts.QUESTION_CUT[language].format(limit=MAX_QUESTION_CHARS))
-    lines.append(render_plain(result, language))
-    if isinstance(result, Unverified):
-        # Only the operator sees this: in Slack the draft goes to reviewers, not the asker.
-        lines.append("  [unverified draft, not shown to Slack users]")
-        lines.append("  " + result.draft.replace("\n", "\n  "))
-        lines += [f"  - {problem.message}" for problem in result.problems]
-    return "\n".join(lines)
+class _Lines:
+    """The asker's thread (:class:`bot.ports.AskerThread`) on a terminal: what one question
+    prints. There is no progress to show: the answer follows on the next line."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    async def working(self, language: Language) -> None:
+        pass
+
+    def reached(self, stage: Stage, language: Language) -> None:
+        pass
+
+    async def reply(self, reply: Reply) -> int:
+        if reply.notice:
+            self.lines.append(reply.notice)
+        result = reply.result
+        self.lines.append(reply.text if result is None else render_plain(result, reply.language))
+        return 1
+
+    async def failed(self, language: Language) -> None:
+        self.lines.append(model_failure_text(language))
+
+
+class _Operator:
+    """The console's review desk (:class:`bot.ports.ReviewHooks`) is its operator: a draft that
+    failed the citation check is printed under the honest note (in Slack it goes to reviewers,
+    never to the asker), and a refusal offers no "Ask a human" button."""
+
+    def __init__(self) -> None:
+        self.drafts: dict[str, Unverified] = {}
+
+    async def submit_unverified(self, result: Unverified, origin: Origin) -> None:
+        self.drafts[origin.message_ts] = result
+
+    def ask_human_ticket(self, result: Refusal, origin: Origin) -> None:
+        return None
+
+
+def _draft_lines(result: Unverified) -> list[str]:
+    return [
+        "  [unverified draft, not shown to Slack users]",
+        "  " + result.draft.replace("\n", "\n  "),
+        *(f"  - {problem.message}" for problem in result.problems),
+    ]
+
+
+class Console:
+    """One terminal asker: each line goes through :class:`bot.answering.Answering`, as a Slack
+    or Feishu question does, so an unexpected failure is logged there once and printed as the
+    same one human sentence."""
+
+    def __init__(self, answerer: Answerer) -> None:
+        self.operator = _Operator()
+        self.answering = Answering(answerer, review=self.operator)
+        self.asked = 0
+
+    async def answer_line(self, line: str) -> str:
+        self.asked += 1
+        ts = str(self.asked)
+        origin = Origin(
+            channel="console",
+            thread_ts=ts,
+            message_ts=ts,
+            user="console",
+            channel_type="console",
+            question=line,
+            scope=EVERYTHING.key,  # an operator at the command line sees every document
+        )
+        thread = _Lines()
+        await self.answering.answer(f"console:{ts}", origin, thread)
+        draft = self.operator.drafts.pop(ts, None)
+        lines = thread.lines + (_draft_lines(draft) if draft else [])
+        return "\n".join(lines)
 
 
 async def chat(answerer: Answerer, stdin: TextIO, stdout: TextIO, *, greeting: str) -> int:
+    console = Console(answerer)
     interactive = stdin.isatty()
     print(greeting, file=stdout, flush=True)
     while True:
@@ -112,4 +158,4 @@ async def chat(answerer: Answerer, stdin: TextIO, stdout: TextIO, *, greeting: s
             return 0
         if not line.strip() and not interactive:
             continue
-        print(await answer_line(answerer, line), file=stdout, flush=True)
+        print(await console.answer_line(line), file=stdout, flush=True)

@@ -1,7 +1,8 @@
 """The seams between the platform-neutral bot and a chat platform, as small interfaces.
 
-Nothing here knows Slack. A platform (``bot/slack/`` today, ``bot/feishu/`` next) implements
-the *platform side* and hands it to the neutral core; the composition root wires them.
+Nothing here knows Slack. A platform (``bot/slack/``, ``bot/feishu/``, the terminal's
+``bot/console.py``) implements the *platform side* and hands it to the neutral core; the
+composition root wires them.
 
 Answer core side (implemented by :class:`rag.pipeline.Pipeline`, stubbed in tests):
 
@@ -127,5 +128,6 @@ class ReviewHooks(Protocol):
     async def submit_unverified(self, result: Unverified, origin: Origin) -> None:
         """Queue the draft for reviewers; the asker gets the honest note."""
 
-    def ask_human_ticket(self, result: Refusal, origin: Origin) -> Ticket:
-        """The payload of the "Ask a human" button shown under a refusal."""
+    def ask_human_ticket(self, result: Refusal, origin: Origin) -> Ticket | None:
+        """The payload of the "Ask a human" button shown under a refusal (``None``: no button,
+        as in the console, whose operator is the only human there)."""

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import io
+import logging
 
+import pytest
+
+from bot import texts
 from bot.console import banner, chat
+from rag import MAX_QUESTION_CHARS
 from rag.chunks import Chunk
-from rag.messages import refusal_text
+from rag.messages import model_failure_text, refusal_text
+from rag.problems import Problem
 from rag.progress import Progress
-from rag.results import Answer, Hit, Refusal, Result
+from rag.results import Answer, Hit, Refusal, Result, Unverified
+
+REFUND = Chunk(source="refund.md", text="退费按课时。", n=0, heading=("退费",), title="退费制度")
 
 
 class _Index:
@@ -32,11 +40,14 @@ class _Answerer:
         self, question: str, *, scope: str = "all", progress: Progress | None = None
     ) -> Result:
         self.asked.append(question)
+        if "boom" in question or "爆炸" in question:
+            msg = "a bug in the pipeline"
+            raise RuntimeError(msg)
+        if "转班" in question:
+            problem = Problem("unsupported_claim", "第 1 句没有出处支持")
+            return Unverified(question, "转班免费[1]。", (problem,), (Hit(REFUND, 0.5),))
         if "退费" in question:
-            chunk = Chunk(
-                source="refund.md", text="退费按课时。", n=0, heading=("退费",), title="退费制度"
-            )
-            return Answer(question, "退费按课时[1]。", (Hit(chunk, 0.9),))
+            return Answer(question, "退费按课时[1]。", (Hit(REFUND, 0.9),))
         return Refusal(question, refusal_text("zh"), ())
 
 
@@ -57,3 +68,46 @@ def test_banner_says_there_is_no_slack_token() -> None:
     text = banner(docs_dir="docs", chunks=46, chat_model="extractive")
     assert text.startswith("No SLACK_BOT_TOKEN: local console chat over docs/")
     assert text.endswith("Ctrl-D to quit")
+
+
+async def test_an_exploding_pipeline_prints_the_human_sentence_and_the_chat_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    answerer = _Answerer()
+    out = io.StringIO()
+    piped = io.StringIO("爆炸了怎么办\nwhat if it goes boom?\n退费怎么算\n")
+    with caplog.at_level(logging.ERROR):
+        code = await chat(answerer, piped, out, greeting="hello")
+    assert code == 0
+    assert answerer.asked == ["爆炸了怎么办", "what if it goes boom?", "退费怎么算"]
+    # In the asker's language, each in its turn, and the next question is still answered.
+    assert out.getvalue().splitlines()[1:4] == [
+        model_failure_text("zh"),
+        model_failure_text("en"),
+        "退费按课时[1]。",
+    ]
+    assert "Traceback" not in out.getvalue()
+    assert "a bug" not in out.getvalue()
+    logged = [r for r in caplog.records if r.exc_info]
+    assert [str(r.exc_info[1]) for r in logged if r.exc_info] == ["a bug in the pipeline"] * 2
+
+
+async def test_an_unverified_draft_is_shown_to_the_operator_under_the_honest_note() -> None:
+    out = io.StringIO()
+    await chat(_Answerer(), io.StringIO("转班要钱吗\n"), out, greeting="hello")
+    assert out.getvalue().splitlines()[1:] == [
+        texts.UNVERIFIED["zh"],
+        "  [unverified draft, not shown to Slack users]",
+        "  转班免费[1]。",
+        "  - 第 1 句没有出处支持",
+    ]
+
+
+async def test_a_long_question_is_cut_and_the_asker_told_above_the_answer() -> None:
+    answerer = _Answerer()
+    out = io.StringIO()
+    await chat(answerer, io.StringIO("退费" * MAX_QUESTION_CHARS + "\n"), out, greeting="hello")
+    assert [len(question) for question in answerer.asked] == [MAX_QUESTION_CHARS]
+    notice, answer = out.getvalue().splitlines()[1:3]
+    assert notice == texts.QUESTION_CUT["zh"].format(limit=MAX_QUESTION_CHARS)
+    assert answer == "退费按课时[1]。"
