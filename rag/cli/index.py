@@ -7,25 +7,37 @@ and how many vectors were reused, how long it took and the resulting index versi
 With REDIS_URL set the command works as a bot process does: it reads vectors another process
 already computed instead of embedding them, shares the ones it computed, then announces the
 version, so bots on every machine serve it within seconds and embed nothing it embedded.
+
+It takes the build lock running bots take (:mod:`rag.ingest.coordination`), so it and a bot's
+scan never embed one change twice: while a bot builds it waits, then builds incrementally from
+the vectors that build cached. Ctrl-C stops it at the next batch and frees the lock.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import functools
+import logging
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
-from rag.assemble import build_index, embeddings_from_settings
+from rag.assemble import embeddings_from_settings
+from rag.cache import breaker
 from rag.cache.breaker import GuardedRedis, RedisUnavailable, describe
+from rag.ingest.background import BackgroundBuilds, Watched
 from rag.ingest.build import BuildReport, load_or_build
-from rag.ingest.coordination import RedisAnnouncer
+from rag.ingest.coordination import BuildLock, RedisAnnouncer, coordination
 from rag.ingest.sharing import Sharing
 from rag.search.index import Index
 from rag.settings import Settings, secret
 
 REDIS_SECONDS = 5.0
 """Connect, socket and per-command timeouts: a command line can wait longer than a question."""
+LOCK_POLL_SECONDS = 0.5
+"""How often the build lock is tried while a running bot holds it."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -69,50 +81,110 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 2
-    url = secret(settings.redis_url)
-    if url is None:
-        index, report = build_index(settings, progress=True)
-        print(summary(report, settings))
-    else:
-        index = asyncio.run(_build_shared(settings, url))
+    with _breaker_quiet(verbose=getattr(args, "verbose", False)):
+        index = asyncio.run(_build(settings, secret(settings.redis_url)))
     if not len(index):
         print("citebot: no document could be read, so every question will be refused")
         return 1
     return 0
 
 
-async def _build_shared(settings: Settings, url: str) -> Index:
-    """The build with the deployment's shared vectors, then the announcement. Bots sharing
-    INDEX_DIR see the new manifest anyway; through Redis, bots on other machines hear of it
-    too (within the refresher's poll, 2 s). Redis trouble costs only the sharing."""
+@contextlib.contextmanager
+def _breaker_quiet(*, verbose: bool) -> Iterator[None]:
+    """This command says in one line what Redis trouble meant for it; the breaker's own
+    warning (one per outage, right for a bot's log) would be a second line on the terminal."""
+    logger = logging.getLogger(breaker.__name__)
+    level = logger.level
+    if not verbose:
+        logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+async def _build(settings: Settings, url: str | None) -> Index:
+    """The build under the bots' build lock, so a bot's scan and this command never embed the
+    same change at once; with Redis also the deployment's shared vectors and the announcement."""
+    redis = None if url is None else await _reachable(url, settings.index_dir)
+    lock, _ = coordination(settings.index_dir, redis)
+    try:
+        await _take(lock)
+        try:
+            return await _build_locked(settings, redis)
+        finally:
+            await lock.release()  # also when cancelled (Ctrl-C)
+    finally:
+        if redis is not None:
+            await redis.aclose()
+
+
+async def _reachable(url: str, index_dir: Path) -> GuardedRedis | None:
+    """The client when Redis answers; else ``None`` and one line saying what that costs."""
     redis = GuardedRedis.from_url(
         url,
         connect_timeout_seconds=REDIS_SECONDS,
         socket_timeout_seconds=REDIS_SECONDS,
         timeout_seconds=REDIS_SECONDS,
     )
+    client = redis.client
     try:
-        embeddings = embeddings_from_settings(settings)
-        sharing = None if embeddings is None else Sharing.over(redis, embeddings)
-        shared = None if sharing is None or embeddings is None else sharing.around(embeddings)
-        if sharing is not None:
-            sharing.bridge.attach()
-        index, report = await asyncio.to_thread(
+        await redis.run(client.ping)
+    except RedisUnavailable as error:
+        await redis.aclose()
+        reason = describe(error.__cause__) if error.__cause__ else "no reply"
+        print(
+            f"citebot: Redis at {redis.location} is unreachable ({reason}); building without "
+            f"it: bots using {index_dir} load the new index, bots on other machines are "
+            "not told",
+            file=sys.stderr,
+        )
+        return None
+    return redis
+
+
+async def _take(lock: BuildLock) -> None:
+    """Wait while a running bot builds; the build after it reuses the vectors it cached."""
+    waiting = False
+    while not await lock.acquire():
+        if not waiting:
+            print("citebot: waiting for a running bot's build to finish…", file=sys.stderr)
+            waiting = True
+        await asyncio.sleep(LOCK_POLL_SECONDS)
+
+
+async def _build_locked(settings: Settings, redis: GuardedRedis | None) -> Index:
+    """The build with the deployment's shared vectors, then the announcement. Bots sharing
+    INDEX_DIR see the new manifest anyway; through Redis, bots on other machines hear of it
+    too (within the refresher's poll, 2 s). Redis failing now costs only the sharing."""
+    builds = BackgroundBuilds()  # a cancelled build stops at its next batch, keeping the rest
+    embeddings = embeddings_from_settings(settings)
+    watched = None if embeddings is None else Watched(embeddings, stopping=builds.stopping)
+    sharing = None if redis is None or watched is None else Sharing.over(redis, watched)
+    shared = None if sharing is None or watched is None else sharing.around(watched)
+    if sharing is not None:
+        sharing.bridge.attach()
+    index, report = await builds.run(
+        functools.partial(
             load_or_build,
             settings.docs_dir,
             settings.index_dir,
-            embeddings=shared or embeddings,
+            embeddings=shared or watched,
             min_score=settings.min_score,
             progress=True,
         )
-        print(summary(report, settings, fetched=0 if shared is None else shared.fetched))
-        if sharing is not None and await sharing.share(index) is None:
-            print("citebot: vectors not shared through Redis; others embed them", file=sys.stderr)
-        try:
-            await RedisAnnouncer(redis).announce(index.version)
-        except RedisUnavailable as error:
-            reason = describe(error.__cause__) if error.__cause__ else "Redis was skipped"
-            print(f"citebot: running bots were not told through Redis: {reason}", file=sys.stderr)
-    finally:
-        await redis.aclose()
+    )
+    print(summary(report, settings, fetched=0 if shared is None else shared.fetched))
+    if redis is None:
+        return index
+    lost = []
+    if sharing is not None and await sharing.share(index) is None:
+        lost.append("vectors not shared (others embed them)")
+    try:
+        await RedisAnnouncer(redis).announce(index.version)
+    except RedisUnavailable as error:
+        reason = describe(error.__cause__) if error.__cause__ else "Redis was skipped"
+        lost.append(f"running bots were not told through Redis ({reason})")
+    if lost:
+        print(f"citebot: Redis failed during the build: {'; '.join(lost)}", file=sys.stderr)
     return index

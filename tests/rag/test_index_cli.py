@@ -1,21 +1,28 @@
-"""``python -m rag index`` with REDIS_URL: on a second machine it reads what the first embedded."""
+"""``python -m rag index``: with REDIS_URL, on a second machine it reads what the first embedded;
+with Redis down it says so in one line; it waits for a running bot's build and frees the lock."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import shutil
-from collections.abc import Iterator
+import threading
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from redis.asyncio import Redis
 
+from rag.cache.breaker import GuardedRedis
 from rag.cli import index as index_cli
-from rag.ingest.coordination import PREFIX
+from rag.ingest.coordination import PREFIX, BuildLock, FileLock, coordination
 from rag.search.embeddings import HashingEmbeddings
 from rag.settings import Settings
 
+T = TypeVar("T")
+LOCK_KEY = f"{PREFIX}build-lock"
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
@@ -47,14 +54,13 @@ def index_keys_cleared(redis_url: str) -> Iterator[str]:
     clear(redis_url)
 
 
-def rag_index(machine: Path, redis_url: str, embedder: Counting) -> int:
-    settings = Settings.from_env(
-        {
-            "DOCS_DIR": str(machine / "docs"),
-            "INDEX_DIR": str(machine / "index"),
-            "REDIS_URL": redis_url,
-        }
-    )
+def settings_of(machine: Path, redis_url: str | None) -> Settings:
+    env = {"DOCS_DIR": str(machine / "docs"), "INDEX_DIR": str(machine / "index")}
+    return Settings.from_env(env | ({} if redis_url is None else {"REDIS_URL": redis_url}))
+
+
+def rag_index(machine: Path, redis_url: str | None, embedder: Counting) -> int:
+    settings = settings_of(machine, redis_url)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(index_cli, "embeddings_from_settings", lambda _: embedder)
         return index_cli.run(argparse.Namespace(docs=None), settings)
@@ -76,7 +82,7 @@ def test_the_second_machine_reads_every_vector_and_says_so(
     assert f"(0 embedded, 0 reused, {first.embedded} read from Redis)" in summaries[-1]
 
 
-def test_with_redis_down_the_index_is_built_and_the_command_says_bots_were_not_told(
+def test_with_redis_down_the_index_is_built_and_one_line_says_what_that_means(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     shutil.copytree(DOCS, tmp_path / "a" / "docs")
@@ -86,4 +92,119 @@ def test_with_redis_down_the_index_is_built_and_the_command_says_bots_were_not_t
 
     assert embedder.embedded > 0
     assert (tmp_path / "a" / "index" / "manifest.json").exists()
-    assert "running bots were not told through Redis" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    # the progress bar redraws itself with carriage returns; every other piece is a message
+    lines = [line for line in re.split(r"[\r\n]", err) if line.strip()]
+    messages = [line for line in lines if not line.startswith("embedding:")]
+    assert len(messages) == 1, err
+    assert messages[0].startswith("citebot: Redis at 127.0.0.1:1/0 is unreachable (ConnectionError")
+    assert messages[0].endswith("bots on other machines are not told")
+
+
+class Watching:
+    """The command's build lock, reporting when it found the lock taken."""
+
+    def __init__(self, lock: BuildLock, refused: threading.Event) -> None:
+        self.lock = lock
+        self.refused = refused
+
+    async def acquire(self) -> bool:
+        taken = await self.lock.acquire()
+        if not taken:
+            self.refused.set()
+        return taken
+
+    async def release(self) -> None:
+        await self.lock.release()
+
+
+def on_redis(url: str, command: Callable[[Redis], Awaitable[T]]) -> T:
+    async def run() -> T:
+        client = Redis.from_url(url)
+        reply = await command(client)
+        await client.aclose()
+        return reply
+
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize("with_redis", [True, False], ids=["redis lock", "file lock"])
+def test_the_command_waits_for_a_running_bots_build_then_builds(
+    tmp_path: Path,
+    index_keys_cleared: str,
+    with_redis: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    shutil.copytree(DOCS, tmp_path / "a" / "docs")
+    url = index_keys_cleared if with_redis else None
+    bots = FileLock(tmp_path / "a" / "index")  # a bot on this machine, building
+    if with_redis:
+        on_redis(index_keys_cleared, lambda r: r.set(LOCK_KEY, "a-bot", px=30_000))
+    else:
+        assert asyncio.run(bots.acquire())
+    refused = threading.Event()
+
+    def watching(index_dir: Path, redis: GuardedRedis | None) -> tuple[BuildLock, object]:
+        lock, announcers = coordination(index_dir, redis)
+        return Watching(lock, refused), announcers
+
+    monkeypatch.setattr(index_cli, "coordination", watching)
+    monkeypatch.setattr(index_cli, "LOCK_POLL_SECONDS", 0.01)
+    embedder, result = Counting(), []
+    command = threading.Thread(
+        target=lambda: result.append(rag_index(tmp_path / "a", url, embedder))
+    )
+    command.start()
+    try:
+        assert refused.wait(10)
+        assert embedder.embedded == 0
+    finally:  # the bot's build is done
+        if with_redis:
+            on_redis(index_keys_cleared, lambda r: r.delete(LOCK_KEY))
+        else:
+            asyncio.run(bots.release())
+    command.join(30)
+
+    assert result == [0]
+    assert embedder.embedded > 0
+    assert "citebot: waiting for a running bot's build to finish…" in capsys.readouterr().err
+    assert asyncio.run(bots.acquire()), "the command left the lock held"
+    asyncio.run(bots.release())
+    assert on_redis(index_keys_cleared, lambda r: r.exists(LOCK_KEY)) == 0
+
+
+def test_an_interrupted_command_frees_the_build_lock(
+    tmp_path: Path, index_keys_cleared: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C cancels the command's task (``asyncio.run``); the bots must not then wait for
+    the lock to expire."""
+    shutil.copytree(DOCS, tmp_path / "a" / "docs")
+    embedding, go = threading.Event(), threading.Event()
+
+    class Blocking(Counting):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            embedding.set()
+            go.wait(10)
+            return super().embed_documents(texts)
+
+    embedder = Blocking()
+    monkeypatch.setattr(index_cli, "embeddings_from_settings", lambda _: embedder)
+    settings = settings_of(tmp_path / "a", index_keys_cleared)
+
+    async def interrupted() -> tuple[int, int]:
+        command = asyncio.create_task(index_cli._build(settings, index_keys_cleared))
+        assert await asyncio.to_thread(embedding.wait, 10)
+        client = Redis.from_url(index_keys_cleared)
+        during = await client.exists(LOCK_KEY)
+        command.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await command
+        after = await client.exists(LOCK_KEY)
+        await client.aclose()
+        return during, after
+
+    try:
+        assert asyncio.run(interrupted()) == (1, 0)
+    finally:
+        go.set()
