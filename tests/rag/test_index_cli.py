@@ -17,6 +17,7 @@ from redis.asyncio import Redis
 
 from rag.cache.breaker import GuardedRedis
 from rag.cli import index as index_cli
+from rag.ingest.build import load_or_build
 from rag.ingest.coordination import PREFIX, BuildLock, FileLock, coordination
 from rag.search.embeddings import HashingEmbeddings
 from rag.settings import Settings
@@ -129,7 +130,7 @@ def on_redis(url: str, command: Callable[[Redis], Awaitable[T]]) -> T:
 
 
 @pytest.mark.parametrize("with_redis", [True, False], ids=["redis lock", "file lock"])
-def test_the_command_waits_for_a_running_bots_build_then_builds(
+def test_the_command_waits_for_a_running_bots_build_then_reuses_its_vectors(
     tmp_path: Path,
     index_keys_cleared: str,
     with_redis: bool,
@@ -151,7 +152,7 @@ def test_the_command_waits_for_a_running_bots_build_then_builds(
 
     monkeypatch.setattr(index_cli, "coordination", watching)
     monkeypatch.setattr(index_cli, "LOCK_POLL_SECONDS", 0.01)
-    embedder, result = Counting(), []
+    embedder, bots_embedder, result = Counting(), Counting(), []
     command = threading.Thread(
         target=lambda: result.append(rag_index(tmp_path / "a", url, embedder))
     )
@@ -159,6 +160,7 @@ def test_the_command_waits_for_a_running_bots_build_then_builds(
     try:
         assert refused.wait(10)
         assert embedder.embedded == 0
+        load_or_build(tmp_path / "a" / "docs", tmp_path / "a" / "index", embeddings=bots_embedder)
     finally:  # the bot's build is done
         if with_redis:
             on_redis(index_keys_cleared, lambda r: r.delete(LOCK_KEY))
@@ -167,7 +169,8 @@ def test_the_command_waits_for_a_running_bots_build_then_builds(
     command.join(30)
 
     assert result == [0]
-    assert embedder.embedded > 0
+    assert bots_embedder.embedded > 0
+    assert embedder.embedded == 0, "the change was embedded twice"
     assert "citebot: waiting for a running bot's build to finish…" in capsys.readouterr().err
     assert asyncio.run(bots.acquire()), "the command left the lock held"
     asyncio.run(bots.release())
