@@ -3,6 +3,7 @@ readable by the report — in this process and in Redis."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 from redis.asyncio import Redis
 
-from rag.feedback.files import FileVotes
+from rag.feedback.files import PRUNE_EVERY_SECONDS, FileVotes
 from rag.feedback.votes import MemoryVotes, RedisVotes, VoteRecord, VoteStore, question_key
 from rag.report.records import question_key as report_key
 from tests.rag.cache_fakes import FakeClock
@@ -107,3 +108,19 @@ async def test_processes_without_redis_share_votes_through_the_file(tmp_path: Pa
 def test_a_vote_joins_the_report_s_question_records_by_key() -> None:
     assert question_key(QUESTION) == report_key(QUESTION)
     assert question_key(" 流利级的课程费是多少? ") == report_key(QUESTION)
+
+
+async def test_two_processes_voting_at_once_on_one_file_lose_no_vote(tmp_path: Path) -> None:
+    """Each write here is an hourly prune (read, rewrite, replace): without the lock, one
+    store's rewrite drops the vote the other appended meanwhile."""
+    ticks = iter(range(0, 10**9, int(PRUNE_EVERY_SECONDS)))
+
+    def clock() -> float:  # every call is a new hour: every write rewrites the file
+        return 1000.0 + next(ticks)
+
+    first, second = (FileVotes(tmp_path, retention_days=365, clock=clock) for _ in range(2))
+    users = [f"U{n}" for n in range(40)]
+    await asyncio.gather(
+        *((first if n % 2 else second).cast(_vote(user, "down")) for n, user in enumerate(users))
+    )
+    assert sorted(v.user for v in await first.since(0)) == sorted(users)
