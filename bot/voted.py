@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from bot.ports import Card, NewCard, ReviewBoard
-from bot.review.records import OpenReview, Ticket
+from bot.review.board import post_for_review
+from bot.review.records import Ticket
 from bot.review.state import ReviewState
 
 logger = logging.getLogger(__name__)
@@ -90,11 +91,7 @@ class VotedDown:
             sources=tuple((label, 0.0, link) for label, link in card.sources),
             votes=card.votes,
         )
-        posted = await self.board.post_card(new)
-        review = OpenReview(
-            ticket, card.question, card.text, posted.card.channel, posted.card.ts, posted.link
-        )
-        await self.state.open(review)
+        await self.state.open(await post_for_review(self.board, new))
 
     async def refresh(self, answer: str, votes: Votes) -> None:
         """Show ``votes`` on the answer's card while it is open (a decided card stays)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from bot.review.records import Decision, Ticket
+from bot.review.records import Decision, OpenReview, Ticket
 from rag import Hit, Problem
 
 
@@ -77,3 +77,13 @@ class FollowUps(Protocol):
         self, ticket: Ticket, decision: Decision, *, question: str, text: str, hits: tuple[Hit, ...]
     ) -> bool:
         """Tell the asker (``ticket``'s thread) the decision; ``False`` when unreachable."""
+
+
+async def post_for_review(board: ReviewBoard, new: NewCard) -> OpenReview:
+    """Post ``new`` on ``board``; the open review that says where its card went (for the
+    review state, which App Home lists and a later decision finds the card by)."""
+    posted = await board.post_card(new)
+    card = posted.card
+    return OpenReview(
+        new.ticket, new.question, new.draft, card.channel, card.ts, posted.link, new.problems
+    )

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 
 from bot.origin import Origin
 from bot.review.access import MEMBERS_TTL_SECONDS, Reviewers
-from bot.review.board import Card, FollowUps, NewCard, ReviewBoard
+from bot.review.board import Card, FollowUps, NewCard, ReviewBoard, post_for_review
 from bot.review.records import Decision, OpenReview, Ticket, Verdict
 from bot.review.state import ReviewState
 from rag import (
@@ -147,18 +147,7 @@ class ReviewDesk:
         return True
 
     async def _post(self, new: NewCard) -> None:
-        posted = await self.board.post_card(new)
-        card = posted.card
-        review = OpenReview(
-            new.ticket,
-            new.question,
-            new.draft,
-            card.channel,
-            card.ts,
-            posted.link,
-            new.problems,
-        )
-        await self.state.open(review)
+        await self.state.open(await post_for_review(self.board, new))
 
     # -- what the listeners ask -------------------------------------------------------------
 
