@@ -77,13 +77,20 @@ def _problems(new: NewCard, words: Texts) -> list[Element]:
     return elements or [plain("—")]
 
 
+def _head(new: NewCard, words: Texts) -> list[Element]:
+    """What both cards open with: who asked where, and the question."""
+    return [
+        markdown(_asker(new.ticket, words)),
+        markdown(f"**{words.question}**"),
+        plain(new.question),
+    ]
+
+
 def review_card(new: NewCard) -> Card:
     words = texts_for(new.question)
     ticket = new.ticket
     elements: list[Element] = [
-        markdown(_asker(ticket, words)),
-        markdown(f"**{words.question}**"),
-        plain(new.question),
+        *_head(new, words),
         markdown(f"**{words.problems}**"),
         *_problems(new, words),
         markdown(f"**{words.sources}**"),
@@ -109,11 +116,7 @@ def review_card(new: NewCard) -> Card:
 def gap_card(new: NewCard) -> Card:
     words = texts_for(new.question)
     ticket = new.ticket
-    elements: list[Element] = [
-        markdown(_asker(ticket, words)),
-        markdown(f"**{words.question}**"),
-        plain(new.question),
-    ]
+    elements = _head(new, words)
     if new.sources:
         elements += [markdown(f"**{words.near_misses}**"), *_sources(new)]
     form = {
