@@ -21,7 +21,7 @@ from functools import lru_cache
 import jieba
 import jieba.posseg
 
-from rag.check.entities import ZH_NAME_TAGS, named_things
+from rag.check.entities import ZH_NAME_TAGS, named_things, zh_names
 from rag.check.numbers import Quantity, quantities
 from rag.language import Language
 from rag.reading import EN_STOPWORDS, fold_plural
@@ -193,6 +193,9 @@ def _name_kind(name: str, language: Language) -> str:
         if " " in name or not name[:1].isupper():
             return "term"  # a quoted phrase
         return "acronym" if name.isupper() else "name"
+    found = zh_names(name)
+    if len(found) == 1 and found[0].text == name:
+        return _tag_kind(found[0].flag)
     flags = [pair.flag for pair in _tagged(name)]
     return _tag_kind(flags[0]) if len(flags) == 1 or all(f in ZH_NAME_TAGS for f in flags) else ""
 
@@ -221,22 +224,13 @@ def _names(text: str, language: Language) -> tuple[_Spot, ...]:
 
 
 def _zh_names(text: str) -> tuple[_Spot, ...]:
-    """Runs of jieba name-tagged words, joined (it tags "施泰因迈尔" as 施泰因 + 迈尔). Quoted
-    terms are left out: finding them would tag the text a second time."""
-    spots: list[_Spot] = []
-    at = 0
-    run: list[tuple[str, int]] = []
-    # The dictionary's names only: tagging sources with the HMM cost more than the checker.
-    for pair in (*_tagged(text, guess=False), None):
-        if pair is not None and pair.flag in ZH_NAME_TAGS:
-            run.append((pair.flag, at))
-        elif run:
-            start = run[0][1]
-            if at - start >= 2:
-                spots.append(_Spot(text[start:at], start, at, _tag_kind(run[0][0])))
-            run = []
-        at += len(pair.word) if pair is not None else 0
-    return tuple(spots)
+    """The names jieba's dictionary knows in ``text`` (tagging sources with its HMM too cost
+    more than the checker). Quoted terms are left out: finding them would tag it again."""
+    return tuple(
+        _Spot(name.text, name.start, name.end, _tag_kind(name.flag))
+        for name in zh_names(text, guess=False)
+        if len(name.text) >= 2
+    )
 
 
 def _unit(quantity: Quantity, text: str) -> str:

@@ -68,10 +68,10 @@ def test_the_checker_puts_what_the_source_has_in_the_note_not_the_message() -> N
     [problem] = check(text, [hit], question="谁在柏林会见了马克龙？").problems
 
     assert (problem.kind, problem.sentence, problem.refs) == ("ungrounded_name", text, (1,))
-    assert problem.note == "回答说「弗拉德」，所引资料 [1] 写的是「施泰因迈尔」"
-    assert problem.message.startswith("「弗拉德」不在所引资料 [1] 里，也不在问题里")
+    assert problem.note == "回答说「弗拉德里希」，所引资料 [1] 写的是「施泰因迈尔」"
+    assert problem.message.startswith("「弗拉德里希」不在所引资料 [1] 里，也不在问题里")
     [english] = check(text, [hit], question="Who met Macron?", language="en").problems
-    assert english.note == "the answer says “弗拉德”, [1] names “施泰因迈尔”"
+    assert english.note == "the answer says “弗拉德里希”, [1] names “施泰因迈尔”"
 
 
 def test_a_name_standing_elsewhere_in_the_source_is_not_guessed() -> None:

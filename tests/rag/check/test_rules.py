@@ -8,7 +8,7 @@ flag.
 from __future__ import annotations
 
 from rag.check.citations import check
-from rag.check.entities import Grounds, missing_names, named_things
+from rag.check.entities import Grounds, missing_names, named_things, zh_names
 from rag.check.modality import flipped
 from tests.rag.factories import LEAVE_TEXT, LEVELS_TEXT, REFUND_TEXT, make_hit
 
@@ -95,3 +95,15 @@ def test_a_code_is_grounded_whole_even_where_a_page_lost_its_subscript() -> None
     grounds = Grounds(["Titanium dioxide (TiO 2 ) and the 4IR."])
     assert missing_names("Researchers prefer TiO2 photocatalysts.", "en", grounds) == []
     assert missing_names("Schools teach 5IR skills.", "en", grounds) == ["5IR"]
+
+
+def test_a_transliterated_name_is_named_whole_where_jieba_cuts_it() -> None:
+    """jieba tags 弗拉德/nrt 里/f 希/v and 斯塔/nrt 默里/nrt 奇/ag: the reviewer must read the
+    name the answer wrote, not its first cut; a Chinese name is not run on into a word."""
+    grounds = Grounds(["德国总统施泰因迈尔当天会见了英国首相。"])
+
+    assert missing_names("德国总统弗拉德里希周二会见了英国首相。", "zh", grounds) == [
+        "弗拉德里希"
+    ]
+    assert missing_names("英国首相斯塔默里奇周三到访。", "zh", grounds) == ["斯塔默里奇"]
+    assert [name.text for name in zh_names("经理张伟里面说了。")] == ["张伟"]
