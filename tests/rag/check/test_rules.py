@@ -102,8 +102,6 @@ def test_a_transliterated_name_is_named_whole_where_jieba_cuts_it() -> None:
     name the answer wrote, not its first cut; a Chinese name is not run on into a word."""
     grounds = Grounds(["德国总统施泰因迈尔当天会见了英国首相。"])
 
-    assert missing_names("德国总统弗拉德里希周二会见了英国首相。", "zh", grounds) == [
-        "弗拉德里希"
-    ]
+    assert missing_names("德国总统弗拉德里希周二会见了英国首相。", "zh", grounds) == ["弗拉德里希"]
     assert missing_names("英国首相斯塔默里奇周三到访。", "zh", grounds) == ["斯塔默里奇"]
     assert [name.text for name in zh_names("经理张伟里面说了。")] == ["张伟"]
