@@ -29,6 +29,9 @@ card may be, with room for the buttons."""
 BUTTON_LABEL = 40
 """Longer labels wrap into tall buttons on phones."""
 
+TICKET_CHARS = 2000
+"""A bound on the review ticket a button carries. Feishu documents no limit on one value,
+only on the whole card; with this bound a card of several buttons stays far below that."""
 _OPEN_ID = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
 
 

@@ -7,7 +7,7 @@ buttons — approve, edit & send, reject — so every click carries the text the
 draft after a restart). "Approve" sends the draft as written; if the box was changed it counts
 as an edit. A knowledge-gap card has a box for a colleague's answer, Send, and Dismiss.
 
-Every button's value holds the :class:`~bot.review.records.Ticket` (as ``to_value()``) and the
+Every button's value holds the :class:`~bot.review.records.Ticket` (as ``to_value``) and the
 question, so a decision can be delivered with no server state at all.
 """
 
@@ -16,7 +16,17 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.feishu.cards import Card, Element, button, card, date, markdown, mention, plain
+from bot.feishu.cards import (
+    TICKET_CHARS,
+    Card,
+    Element,
+    button,
+    card,
+    date,
+    markdown,
+    mention,
+    plain,
+)
 from bot.ports import NewCard
 from bot.review.problems import shown_problems
 from bot.review.records import Decision, Ticket
@@ -30,7 +40,7 @@ REASON_FIELD = "reason"
 
 
 def _value(action: str, ticket: Ticket, question: str) -> dict[str, Any]:
-    return {"k": action, "t": ticket.to_value(), "q": question[:MAX_QUESTION_IN_VALUE]}
+    return {"k": action, "t": ticket.to_value(TICKET_CHARS), "q": question[:MAX_QUESTION_IN_VALUE]}
 
 
 def _submit(label: str, value: dict[str, Any], name: str, kind: str) -> Element:

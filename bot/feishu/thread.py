@@ -19,7 +19,7 @@ from typing import Any
 
 from bot import texts
 from bot.feishu.api import FeishuApi
-from bot.feishu.cards import Card, answer_cards, button, refusal_cards, text_cards
+from bot.feishu.cards import TICKET_CHARS, Card, answer_cards, button, refusal_cards, text_cards
 from bot.feishu.messages import Asked
 from bot.feishu.retry import API_ERRORS, FeishuApiError, describe
 from bot.ports import Reply, Unreachable
@@ -42,7 +42,7 @@ def render(reply: Reply) -> list[Card]:
         ask = None
         if reply.ask_human is not None:
             words = texts_for(reply.ask_human.question or reply.result.question)
-            value: dict[str, Any] = {"k": "ask", "t": reply.ask_human.to_value()}
+            value: dict[str, Any] = {"k": "ask", "t": reply.ask_human.to_value(TICKET_CHARS)}
             ask = button(words.ask_human, value)
         return refusal_cards(reply.result, reply.language, ask_human=ask, notice=reply.notice)
     return text_cards(reply.text, notice=reply.notice)

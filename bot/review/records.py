@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator
 
+from bot.values import ValueTooLong, fitted
 from rag import Problem, ProblemRecord, Record, check_version, validation_error
 
 logger = logging.getLogger(__name__)
@@ -37,8 +39,6 @@ logger = logging.getLogger(__name__)
 Kind = Literal["review", "gap"]
 Verdict = Literal["approved", "edited", "rejected", "answered", "dismissed"]
 
-MAX_VALUE_CHARS = 2000
-"""Slack's limit on a button value."""
 TICKET_LAYOUT = 1
 DECISION_LAYOUT = 1
 OPEN_REVIEW_LAYOUT = 2
@@ -73,22 +73,19 @@ class Ticket:
     question: str = ""
     """Only on "Ask a human" buttons (the refusal message does not show the question)."""
 
-    def to_value(self) -> str:
-        """Compact JSON within Slack's 2000 characters: trailing sources dropped, then the
-        question shortened, if needed."""
+    def to_value(self, limit: int) -> str:
+        """Compact JSON within the platform's ``limit`` on a button value: trailing sources
+        dropped, then the question shortened, if needed."""
         sources = [(cid, digest, round(score, 4)) for cid, digest, score in self.sources]
-        question = self.question
-        while True:
-            value = TicketRecord.of(self, tuple(sources), question).value()
-            if len(value) <= MAX_VALUE_CHARS:
-                return value
-            if sources:
-                sources.pop()
-            elif len(question) > 1:
-                question = question[: len(question) - max(1, len(value) - MAX_VALUE_CHARS)]
-            else:
-                msg = f"ticket for review {self.review_id} is {len(value)} chars even bare"
-                raise TicketError(msg)
+
+        def render(kept: Sequence[tuple[str, str, float]], question: str) -> str:
+            return TicketRecord.of(self, tuple(kept), question).value()
+
+        try:
+            return fitted(render, sources, self.question, limit)
+        except ValueTooLong as error:
+            msg = f"ticket for review {self.review_id}: {error}"
+            raise TicketError(msg) from None
 
     @classmethod
     def from_value(cls, value: str) -> Ticket:

@@ -12,12 +12,14 @@ withdrawal no longer finds it in the cache: the hash keeps it from being served 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from bot import texts
 from bot.feedback import Vote
 from bot.ports import Answered
 from bot.slack.limits import BUTTON_VALUE
+from bot.values import fitted
 from rag import MAX_NOTE_CHARS, Answer, Language, VoteVerdict, answer_hash
 
 FEEDBACK_ACTION = "citebot_feedback"
@@ -36,18 +38,11 @@ def feedback_value(verdict: VoteVerdict, result: Answer, answered: Answered | No
     if answered is not None:
         data.update(k=answered.scope, i=answered.index_version, u=answered.asker)
     sources = [result.hits[n - 1].chunk.id for n in result.cited][:MAX_SOURCES_IN_VALUE]
-    question = result.question
-    while True:
-        value = json.dumps({**data, "q": question, "s": sources}, ensure_ascii=False)
-        if len(value) <= BUTTON_VALUE:
-            return value
-        if sources:
-            sources.pop()
-        elif question:
-            question = question[: len(question) - (len(value) - BUTTON_VALUE)]
-        else:
-            msg = f"feedback value is {len(value)} characters even without question and sources"
-            raise ValueError(msg)
+
+    def render(kept: Sequence[str], question: str) -> str:
+        return json.dumps({**data, "q": question, "s": list(kept)}, ensure_ascii=False)
+
+    return fitted(render, sources, result.question, BUTTON_VALUE)
 
 
 def feedback_block(result: Answer, answered: Answered | None = None) -> dict[str, Any]:

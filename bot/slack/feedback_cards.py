@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.ports import NewCard
 from bot.review.texts import texts_for
-from bot.slack.limits import SECTION_SAFE
+from bot.slack.limits import BUTTON_VALUE, SECTION_SAFE
 from bot.slack.mrkdwn import escape
 from bot.slack.review_cards import (
     ACTIONS_BLOCK,
@@ -61,7 +61,7 @@ def voted_down_card(new: NewCard, permalink: str) -> tuple[str, list[Block]]:
     """(notification text, blocks) of the card for an answer two people voted down."""
     language = detect_language(new.question)
     words = texts_for(new.question)
-    ticket, value = new.ticket, new.ticket.to_value()
+    ticket, value = new.ticket, new.ticket.to_value(BUTTON_VALUE)
     asker = f"<@{ticket.asker}>" if ticket.asker else "—"
     link = f"<{permalink}|{LINK[language]}>" if permalink else LINK[language]
     where = WHERE[language].format(asker=asker, link=link)

@@ -16,7 +16,7 @@ from typing import Any
 from bot.review.problems import shown_problems
 from bot.review.records import Decision, Ticket
 from bot.review.texts import Texts, texts_for
-from bot.slack.limits import BUTTON_TEXT, MAX_BLOCKS, SECTION_SAFE, slack_date
+from bot.slack.limits import BUTTON_TEXT, BUTTON_VALUE, MAX_BLOCKS, SECTION_SAFE, slack_date
 from bot.slack.mrkdwn import escape, split_text, unescape
 from rag import Problem
 
@@ -89,7 +89,7 @@ def review_card(
 ) -> tuple[str, list[Block]]:
     """(notification text, blocks) of the card an unverified draft gets in REVIEW_CHANNEL."""
     texts = texts_for(question)
-    value = ticket.to_value()
+    value = ticket.to_value(BUTTON_VALUE)
     blocks: list[Block] = [
         {"type": "header", "text": {"type": "plain_text", "text": texts.review_title}},
         _who_where(texts, ticket, permalink),
@@ -147,7 +147,7 @@ def gap_card(
 ) -> tuple[str, list[Block]]:
     """A question the documents don't answer, which the asker wants a person to answer."""
     texts = texts_for(question)
-    value = ticket.to_value()
+    value = ticket.to_value(BUTTON_VALUE)
     blocks: list[Block] = [
         {"type": "header", "text": {"type": "plain_text", "text": texts.gap_title}},
         _who_where(texts, ticket, permalink),
@@ -224,4 +224,4 @@ def without_ask_button(blocks: Sequence[Block], note: str) -> list[Block]:
 
 def ask_human_button(ticket: Ticket, *, question: str) -> Block:
     """The element the refusal message shows (the Slack edge puts it in an actions block)."""
-    return _button(texts_for(question).ask_human, ASK_HUMAN, ticket.to_value())
+    return _button(texts_for(question).ask_human, ASK_HUMAN, ticket.to_value(BUTTON_VALUE))

@@ -12,7 +12,7 @@ from typing import Any
 from bot.ports import Card
 from bot.review.records import Ticket, TicketError
 from bot.review.texts import texts_for
-from bot.slack.limits import MODAL_TITLE, SECTION_TEXT
+from bot.slack.limits import BUTTON_VALUE, MODAL_TITLE, SECTION_TEXT
 from bot.slack.mrkdwn import escape
 from bot.slack.review_cards import (
     ANSWER_SUBMIT,
@@ -122,7 +122,7 @@ def checked(values: dict[str, Any], block_id: str) -> bool:
 
 def modal_metadata(ticket: Ticket, card: Card) -> str:
     """The modal's ``private_metadata``: the ticket and where its card is."""
-    data = {"t": ticket.to_value(), "c": card.channel, "s": card.ts}
+    data = {"t": ticket.to_value(BUTTON_VALUE), "c": card.channel, "s": card.ts}
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 

@@ -9,6 +9,7 @@ from bot.ports import Card
 from bot.review.desk import ReviewDesk
 from bot.review.records import Ticket
 from bot.review.state import ReviewState
+from bot.slack.limits import BUTTON_VALUE
 from rag.cache.reviewed import ReviewedAnswers
 from rag.results import Refusal
 from tests.bot.review.test_desk import DRAFT, ORIGIN, _Index, _Platform
@@ -30,7 +31,7 @@ async def test_a_review_card_carries_the_askers_scope_and_its_approval_stays_the
     await desk.submit_unverified(DRAFT, replace(ORIGIN, scope=HR))
     [new] = platform.posted
     assert new.ticket.scope == HR
-    assert Ticket.from_value(new.ticket.to_value()).scope == HR
+    assert Ticket.from_value(new.ticket.to_value(BUTTON_VALUE)).scope == HR
     decided = await desk.decide(
         new.ticket,
         Card("creview", "1.0"),
@@ -51,7 +52,7 @@ async def test_ask_a_human_keeps_the_scope_from_the_refusal_to_the_colleagues_an
     refusal = Refusal("火星天气？", "这件事资料里没写。", ())
     ask = desk.ask_human_ticket(refusal, replace(ORIGIN, scope=HR, question="火星天气？"))
     assert ask.scope == HR
-    assert await desk.ask_human(Ticket.from_value(ask.to_value()), Card("chat1", "9.0"))
+    assert await desk.ask_human(Ticket.from_value(ask.to_value(BUTTON_VALUE)), Card("chat1", "9.0"))
     [gap] = platform.posted
     assert gap.ticket.scope == HR
     await desk.decide(

@@ -16,6 +16,7 @@ from redis.asyncio import Redis
 
 from bot.review.records import Decision, OpenReview, RecordError, Ticket
 from bot.review.state import ReviewState
+from bot.slack.limits import BUTTON_VALUE
 from rag.problems import Problem
 
 TICKET = Ticket(
@@ -71,7 +72,7 @@ def test_an_open_review_round_trips_with_its_problems() -> None:
 
 
 def test_a_ticket_is_written_in_the_layout_cards_already_carry() -> None:
-    assert TICKET.to_value() == LEGACY_TICKET
+    assert TICKET.to_value(BUTTON_VALUE) == LEGACY_TICKET
     assert Ticket.from_value(LEGACY_TICKET) == TICKET
 
 

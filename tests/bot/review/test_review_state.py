@@ -11,8 +11,9 @@ from dataclasses import replace
 import pytest
 from redis.asyncio import Redis
 
-from bot.review.records import MAX_VALUE_CHARS, Decision, OpenReview, Ticket, TicketError
+from bot.review.records import Decision, OpenReview, Ticket, TicketError
 from bot.review.state import ReviewState
+from bot.slack.limits import BUTTON_VALUE
 
 TICKET = Ticket(
     review_id="r1",
@@ -131,19 +132,39 @@ async def test_unreachable_redis_falls_back_to_this_process() -> None:
 
 
 def test_ticket_round_trips_through_a_button_value() -> None:
-    assert Ticket.from_value(TICKET.to_value()) == TICKET
+    assert Ticket.from_value(TICKET.to_value(BUTTON_VALUE)) == TICKET
 
 
 def test_ticket_value_stays_within_slacks_limit_by_dropping_trailing_sources() -> None:
     many = tuple((f"很长的目录/很长的文件名-{i:03d}.md#{i}", "ef" * 16, 0.5) for i in range(60))
     ticket = replace(TICKET, sources=many)
 
-    value = ticket.to_value()
+    value = ticket.to_value(BUTTON_VALUE)
 
-    assert len(value) <= MAX_VALUE_CHARS
+    assert len(value) <= BUTTON_VALUE
     kept = Ticket.from_value(value).sources
     assert 0 < len(kept) < len(many)
     assert kept == many[: len(kept)]
+
+
+def test_a_long_question_is_shortened_after_the_sources_are_gone() -> None:
+    """An "Ask a human" ticket carries the question: over the limit, its end goes (the card
+    shows it whole) and it still reads back as this review's ticket."""
+    ticket = replace(TICKET, sources=TICKET.sources[:3], question="退费规则是什么？" * 400)
+
+    value = ticket.to_value(500)
+
+    assert len(value) <= 500
+    back = Ticket.from_value(value)
+    assert back.review_id == TICKET.review_id
+    assert back.sources == ()
+    assert ticket.question.startswith(back.question)
+    assert len(back.question) > 50
+
+
+def test_a_limit_too_small_for_a_bare_ticket_is_a_ticket_error() -> None:
+    with pytest.raises(TicketError, match="even when bare"):
+        TICKET.to_value(20)
 
 
 @pytest.mark.parametrize("value", ["", "42", "{}", json.dumps({"v": 2, "k": "review"})])
