@@ -16,11 +16,10 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from rag.feedback.votes import DAY_SECONDS, VoteRecord, merged, parsed, with_note
+from rag.feedback.votes import VoteRecord, merged, parsed, with_note
+from rag.retained import RecordsFolder
 
-RECORDS_DIR = "records"
 VOTES_FILE = "votes.jsonl"
-PRUNE_EVERY_SECONDS = 3600.0
 
 
 def latest(records: list[VoteRecord]) -> dict[tuple[str, str], VoteRecord]:
@@ -32,38 +31,27 @@ class FileVotes:
     def __init__(
         self, index_dir: Path, *, retention_days: int, clock: Callable[[], float] = time.time
     ) -> None:
-        if retention_days < 1:
-            msg = f"retention_days ({retention_days}) must be at least 1"
-            raise ValueError(msg)
-        self.directory = index_dir / RECORDS_DIR
-        self.path = self.directory / VOTES_FILE
+        self._folder = RecordsFolder(
+            index_dir, retention_days=retention_days, lock_name=".votes.lock", clock=clock
+        )
+        self.path = self._folder.directory / VOTES_FILE
         self.where = str(self.path)
-        self._retention = retention_days * DAY_SECONDS
         self._clock = clock
-        self._pruned = 0.0
 
     def _locked(self) -> FileLock:
-        """Exclusive across the processes of this host; the lock file stays (never unlinked, so
-        no process can lock a file another has just removed)."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        return FileLock(self.directory / ".votes.lock", preserve_lock_file=True)
+        return self._folder.locked()
 
     def _current(self) -> dict[tuple[str, str], VoteRecord]:
         if not self.path.exists():
             return {}
-        cutoff = self._clock() - self._retention
+        cutoff = self._folder.cutoff()
         lines = self.path.read_text(encoding="utf-8").splitlines()
         return {key: v for key, v in latest(parsed(lines)).items() if v.at >= cutoff}
 
     def _store(self, current: dict[tuple[str, str], VoteRecord], vote: VoteRecord) -> None:
         current[(vote.answer, vote.user)] = vote
-        now = self._clock()
-        if now - self._pruned >= PRUNE_EVERY_SECONDS:
-            partial = self.path.with_suffix(".partial")
-            text = "".join(v.model_dump_json() + "\n" for v in current.values())
-            partial.write_text(text, encoding="utf-8")
-            partial.replace(self.path)
-            self._pruned = now
+        if self._folder.prune_due(self.path):  # the whole file again, without what's replaced
+            self._folder.rewrite(self.path, (v.model_dump_json() for v in current.values()))
             return
         with self.path.open("a", encoding="utf-8") as file:
             file.write(vote.model_dump_json() + "\n")

@@ -20,18 +20,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from filelock import FileLock
 from pydantic import BaseModel, ValidationError
 from redis.asyncio import Redis
 
 from rag.report.records import QuestionRecord, ReviewRecord
+from rag.retained import DAY_SECONDS, RecordsFolder
 
 logger = logging.getLogger(__name__)
 
-DAY_SECONDS = 86400
 DEFAULT_PREFIX = "citebot:records:"
-PRUNE_EVERY_SECONDS = 3600.0
-RECORDS_DIR = "records"
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -108,46 +105,31 @@ class FileRecords:
     def __init__(
         self, index_dir: Path, *, retention_days: int, clock: Callable[[], float] = time.time
     ) -> None:
-        if retention_days < 1:
-            msg = f"retention_days ({retention_days}) must be at least 1"
-            raise ValueError(msg)
-        self.directory = index_dir / RECORDS_DIR
-        self._retention = retention_days * DAY_SECONDS
-        self._clock = clock
-        self._pruned: dict[str, float] = {}
+        self._folder = RecordsFolder(
+            index_dir, retention_days=retention_days, lock_name=".lock", clock=clock
+        )
+        self.directory = self._folder.directory
         self.where = str(self.directory)
-
-    def _locked(self) -> FileLock:
-        """Exclusive across the processes of this host; the lock file stays (never unlinked, so
-        no process can lock a file another has just removed)."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        return FileLock(self.directory / ".lock", preserve_lock_file=True)
 
     def _append(self, kind: str, record: BaseModel) -> None:
         path = self.directory / f"{kind}.jsonl"
-        with self._locked():
+        with self._folder.locked():
             with path.open("a", encoding="utf-8") as file:
                 file.write(record.model_dump_json() + "\n")
-            now = self._clock()
-            if now - self._pruned.get(kind, 0.0) >= PRUNE_EVERY_SECONDS:
-                self._prune(path, now - self._retention)
-                self._pruned[kind] = now
+            if self._folder.prune_due(path):
+                self._prune(path, self._folder.cutoff())
 
-    @staticmethod
-    def _prune(path: Path, cutoff: float) -> None:
+    def _prune(self, path: Path, cutoff: float) -> None:
         lines = path.read_text(encoding="utf-8").splitlines()
         kept = [line for line in lines if _at(line) >= cutoff]
-        if len(kept) == len(lines):
-            return
-        partial = path.with_suffix(".partial")
-        partial.write_text("".join(f"{line}\n" for line in kept), encoding="utf-8")
-        partial.replace(path)
+        if len(kept) < len(lines):
+            self._folder.rewrite(path, kept)
 
     def _read(self, kind: str, model: type[R], since: float) -> list[R]:
         path = self.directory / f"{kind}.jsonl"
         if not path.exists():
             return []
-        cutoff = max(since, self._clock() - self._retention)
+        cutoff = max(since, self._folder.cutoff())
         parsed = (_parse(model, line) for line in path.read_text(encoding="utf-8").splitlines())
         return [r for r in parsed if r is not None and float(r.model_dump()["at"]) >= cutoff]
 
