@@ -37,6 +37,8 @@ class SlackUserGroups:
         self._client = client
         self._ttl = ttl_seconds
         self._clock = clock
+        # (when listed, members): kept past the TTL as the last known answer for when Slack
+        # cannot say, which a TTL cache would have dropped.
         self._members: dict[str, tuple[float, frozenset[str]]] = {}
 
     async def groups_of(self, user: str, groups: frozenset[str]) -> frozenset[str]:
