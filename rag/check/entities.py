@@ -102,7 +102,8 @@ class ZhName:
     flag: str
 
 
-def zh_names(text: str, *, guess: bool = True) -> list[ZhName]:
+@lru_cache(maxsize=1024)
+def zh_names(text: str, *, guess: bool = True) -> tuple[ZhName, ...]:
     """The names in ``text``: jieba's name-tagged words, a person's parts joined ("施泰因" +
     "迈尔"), with a transliterated person's name carried on over the single characters jieba
     cut off its end ("弗拉德" + "里" + "希": a reviewer must see the whole name written).
@@ -130,7 +131,7 @@ def zh_names(text: str, *, guess: bool = True) -> list[ZhName]:
                 at += 1
                 index += 1
         names.append(ZhName(text[start:at], start, at, flag))
-    return names
+    return tuple(names)
 
 
 def _person(flag: str) -> bool:
