@@ -18,6 +18,7 @@ from typing import TextIO
 
 from bot import texts
 from bot.answering import Answering
+from bot.conversation import Conversation, Conversations
 from bot.ports import Answerer, Origin, Reply
 from rag import (
     EVERYTHING,
@@ -25,6 +26,7 @@ from rag import (
     Language,
     Provenance,
     Refusal,
+    Rewriter,
     Stage,
     Unverified,
     model_failure_text,
@@ -118,11 +120,15 @@ def _draft_lines(result: Unverified) -> list[str]:
 class Console:
     """One terminal asker: each line goes through :class:`bot.answering.Answering`, as a Slack
     or Feishu question does, so an unexpected failure is logged there once and printed as the
-    same one human sentence."""
+    same one human sentence. The session is one conversation, as a Slack thread is: "那商务级
+    呢？" after "流利级多少钱？" asks about 商务级's price, and "thanks" needs no answer."""
 
-    def __init__(self, answerer: Answerer) -> None:
+    def __init__(self, answerer: Answerer, *, rewriter: Rewriter | None = None) -> None:
         self.operator = _Operator()
-        self.answering = Answering(answerer, review=self.operator)
+        self.answering = Answering(
+            answerer, review=self.operator, conversations=Conversations(None), rewriter=rewriter
+        )
+        self.conversation = Conversation.thread("console", "session")
         self.asked = 0
 
     async def answer_line(self, line: str) -> str:
@@ -138,14 +144,21 @@ class Console:
             scope=EVERYTHING.key,  # an operator at the command line sees every document
         )
         thread = _Lines()
-        await self.answering.answer(f"console:{ts}", origin, thread)
+        await self.answering.answer(f"console:{ts}", origin, thread, self.conversation)
         draft = self.operator.drafts.pop(ts, None)
         lines = thread.lines + (_draft_lines(draft) if draft else [])
         return "\n".join(lines)
 
 
-async def chat(answerer: Answerer, stdin: TextIO, stdout: TextIO, *, greeting: str) -> int:
-    console = Console(answerer)
+async def chat(
+    answerer: Answerer,
+    stdin: TextIO,
+    stdout: TextIO,
+    *,
+    greeting: str,
+    rewriter: Rewriter | None = None,
+) -> int:
+    console = Console(answerer, rewriter=rewriter)
     interactive = stdin.isatty()
     print(greeting, file=stdout, flush=True)
     while True:
@@ -158,4 +171,6 @@ async def chat(answerer: Answerer, stdin: TextIO, stdout: TextIO, *, greeting: s
             return 0
         if not line.strip() and not interactive:
             continue
-        print(await console.answer_line(line), file=stdout, flush=True)
+        reply = await console.answer_line(line)
+        if reply:  # small talk after an answer ("谢谢") gets none, as in a thread
+            print(reply, file=stdout, flush=True)

@@ -9,7 +9,7 @@ import sys
 from bot import questionlog
 from bot.console import banner, chat
 from bot.root.config import Config
-from bot.root.services import Services
+from bot.root.services import Services, rewriter
 
 
 async def console_chat(config: Config, services: Services) -> int:
@@ -23,7 +23,10 @@ async def console_chat(config: Config, services: Services) -> int:
     level = questionlog.logger.level
     questionlog.logger.setLevel(logging.WARNING)
     try:
-        return await chat(services.pipeline, sys.stdin, sys.stdout, greeting=greeting)
+        follow_ups = rewriter(config, services.pipeline)
+        return await chat(
+            services.pipeline, sys.stdin, sys.stdout, greeting=greeting, rewriter=follow_ups
+        )
     finally:
         questionlog.logger.setLevel(level)
         await services.aclose()

@@ -23,8 +23,11 @@ from bot.root.config import Config
 from bot.slack.client import RateLimitRetry
 from rag import (
     GuardedRedis,
+    LivePipeline,
+    Pipeline,
     RedisStore,
     ReviewedAnswers,
+    Rewriter,
     SettingsError,
     guarded,
     record_store,
@@ -33,6 +36,17 @@ from rag import (
 
 REDIS_TIMEOUT_SECONDS = 0.5
 """Redis answers in a millisecond; waiting longer only delays replies while it is away."""
+
+
+def rewriter(config: Config, pipeline: Answerer) -> Rewriter:
+    """Follow-ups rewritten by the configured chat model; by rules alone when there is none
+    (the offline answerer is no rewriter). ``pipeline``: as built, before the question records
+    wrap it (``python -m bot`` serves a live one)."""
+    if isinstance(pipeline, LivePipeline):
+        pipeline = pipeline.pipeline
+    if config.bot.rag.llm_configured and isinstance(pipeline, Pipeline):
+        return Rewriter(pipeline.generator)
+    return Rewriter()
 
 
 class ClosablePipeline(Answerer, Protocol):

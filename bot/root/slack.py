@@ -41,8 +41,6 @@ from bot.slack.server import BOLT, BoltSlot
 from bot.slack.usergroups import SlackUserGroups
 from rag import (
     GuardedRedis,
-    LivePipeline,
-    Pipeline,
     ReviewedAnswers,
     Rewriter,
     SettingsError,
@@ -51,17 +49,6 @@ from rag import (
 )
 
 logger = logging.getLogger("citebot")
-
-
-def rewriter(config: Config, pipeline: Answerer) -> Rewriter:
-    """Follow-ups rewritten by the configured chat model; by rules alone when there is none
-    (the offline answerer is no rewriter). ``pipeline``: as built, before the question records
-    wrap it (``python -m bot`` serves a live one)."""
-    if isinstance(pipeline, LivePipeline):
-        pipeline = pipeline.pipeline
-    if config.bot.rag.llm_configured and isinstance(pipeline, Pipeline):
-        return Rewriter(pipeline.generator)
-    return Rewriter()
 
 
 def review_desk(

@@ -22,8 +22,8 @@ from bot.health import health_handler
 from bot.ports import SourceIndex
 from bot.records import RecordingAnswerer
 from bot.root.config import Config
-from bot.root.services import ClosablePipeline, Following, Seams, Services
-from bot.root.slack import add_slack, rewriter
+from bot.root.services import ClosablePipeline, Following, Seams, Services, rewriter
+from bot.root.slack import add_slack
 from bot.slack.server import HEALTH_PATH, add_events_route
 from rag import GuardedRedis, SettingsError
 

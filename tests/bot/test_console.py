@@ -111,3 +111,14 @@ async def test_a_long_question_is_cut_and_the_asker_told_above_the_answer() -> N
     notice, answer = out.getvalue().splitlines()[1:3]
     assert notice == texts.QUESTION_CUT["zh"].format(limit=MAX_QUESTION_CHARS)
     assert answer == "退费按课时[1]。"
+
+
+async def test_the_session_is_one_conversation_follow_ups_read_with_the_last_question() -> None:
+    """As in a Slack thread: "那转班呢？" asks the last question about 转班, and thanks after an
+    answer get no reply (nothing printed, not even an empty line)."""
+    answerer = _Answerer()
+    out = io.StringIO()
+    await chat(answerer, io.StringIO("退费怎么算？\n谢谢\n那转班呢？\n"), out, greeting="hello")
+    assert answerer.asked == ["退费怎么算？", "转班怎么算？"]
+    assert out.getvalue().splitlines()[0:2] == ["hello", "退费按课时[1]。"]
+    assert "\n\n" not in out.getvalue()

@@ -13,8 +13,7 @@ from aiohttp import web
 from bot.feishu.server import EVENTS_PATH as FEISHU_EVENTS_PATH
 from bot.feishu.settings import FeishuSettings
 from bot.root.config import Config
-from bot.root.services import Seams, Services, redis_client, reviewed_answers
-from bot.root.slack import rewriter
+from bot.root.services import Seams, Services, redis_client, reviewed_answers, rewriter
 from bot.root.web import create_web_app
 from bot.settings import BotSettings
 from bot.slack.server import EVENTS_PATH, HEALTH_PATH

@@ -84,6 +84,21 @@ def test_a_question_of_its_own_is_left_as_asked(previous: str, message: str) -> 
     assert standalone(message, [previous]) == message
 
 
+@pytest.mark.parametrize(
+    ("previous", "message"),
+    [
+        ("爆炸了怎么办？", "what if it goes boom?"),
+        ("流利级多少钱？", "And the business level?"),
+        ("How much is the business level?", "那流利级呢？"),
+    ],
+)
+def test_a_follow_up_in_another_language_is_not_spliced_into_the_last_question(
+    previous: str, message: str
+) -> None:
+    """Rules splice words; across languages that makes a question in neither."""
+    assert standalone(message, [previous]) == message
+
+
 def test_only_the_last_turn_is_context_and_a_first_question_is_its_own() -> None:
     assert standalone("那商务级呢？", []) == "那商务级呢？"
     history = ["退费怎么算？", "流利级的课程费是多少？"]
