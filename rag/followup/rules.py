@@ -55,7 +55,8 @@ def standalone(message: str, history: Sequence[str]) -> str:
     language = detect_language(message)
     if detect_language(previous) != language:
         # Rules splice words of one question into the other ("what if it goes boom?" after
-        # "爆炸了怎么办" read as "爆炸了怎么办 if it goes boom?"); across languages only a chat model can.
+        # "爆炸了怎么办" read as "爆炸了怎么办 if it goes boom?"); across languages only a chat
+        # model can.
         return message
     if language == "zh":
         return _zh(message, previous) or message
