@@ -87,14 +87,17 @@ def source_header(n: int, hit: Hit) -> str:
     return escape_data(" ".join(header.split()))
 
 
-def _source_block(n: int, hit: Hit) -> str:
-    return f'<source n="{n}">\n{source_header(n, hit)}\n\n{escape_data(hit.chunk.text)}\n</source>'
+def source_block(n: int, hit: Hit, *, max_chars: int | None = None) -> str:
+    """Source ``n`` as every prompt shows it: header, then its text (the first ``max_chars``
+    characters, if given), escaped so that a document cannot close the block or open another."""
+    text = hit.chunk.text if max_chars is None else hit.chunk.text[:max_chars]
+    return f'<source n="{n}">\n{source_header(n, hit)}\n\n{escape_data(text)}\n</source>'
 
 
 def build_messages(question: str, hits: Sequence[Hit]) -> list[BaseMessage]:
     """System rules, then the sources numbered from 1 in hit order, then the question."""
     language = detect_language(question)
-    sources = "\n\n".join(_source_block(n, hit) for n, hit in enumerate(hits, start=1))
+    sources = "\n\n".join(source_block(n, hit) for n, hit in enumerate(hits, start=1))
     human = (
         f"Sources:\n\n{sources}\n\n"
         f"<question>\n{escape_data(question)}\n</question>\n\n"
