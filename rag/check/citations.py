@@ -46,6 +46,7 @@ from rag.check.coverage import (
     covering_sentences,
     needs_source,
 )
+from rag.check.durations import converted, durations
 from rag.check.numbers import Quantity, quantities
 from rag.check.problem_texts import ProblemTexts
 from rag.check.source_numbers import number_readings, number_values
@@ -91,6 +92,7 @@ class _Sources:
     _numbers: dict[int, tuple[frozenset[float], frozenset[float]]]
     _terms: dict[int, set[str]]
     _languages: dict[int, Language] = field(default_factory=dict)
+    _durations: dict[int, frozenset[tuple[float, str]]] = field(default_factory=dict)
 
     def text(self, n: int) -> str:
         chunk = self.hits[n - 1].chunk
@@ -102,6 +104,12 @@ class _Sources:
             self._numbers[n] = number_readings(self.text(n))
         amounts, ranks = self._numbers[n]
         return ranks if ordinals else amounts
+
+    def durations(self, n: int) -> frozenset[tuple[float, str]]:
+        """The (value, unit) durations source ``n`` states, for an answer that converts one."""
+        if n not in self._durations:
+            self._durations[n] = durations(self.text(n))
+        return self._durations[n]
 
     def texts(self, refs: Sequence[int]) -> list[tuple[int, str]]:
         return [(n, self.text(n)) for n in refs]
@@ -146,6 +154,7 @@ def check(
     claims = ClaimSources(hits, question)
     weakest = 1.0
     given = number_values(question, ordinals=True)  # "from Stage 3" grounds "Stage 3"
+    given_durations = durations(question)
     for index, sentence in enumerate(found):
         amounts = quantities(sentence.plain)
         cover = covering[index]
@@ -165,6 +174,9 @@ def check(
             for q in amounts
             if not _grounded(q, ranks_allowed if q.ordinal else amounts_allowed, calcs[index])
         ]
+        if missing:  # "1 year" from "12 months": the same length in another unit
+            held = given_durations.union(*(sources.durations(n) for n in refs))
+            missing = [q for q in missing if q.ordinal or not converted(q, sentence.plain, held)]
         if missing:
             shown = tuple(refs) if cited_anywhere else ()
             problems.append(_number_problem(sentence, missing, sources.texts(shown), say))

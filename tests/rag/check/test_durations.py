@@ -1,0 +1,50 @@
+"""A duration converted to another unit is grounded by its source; an inexact one is not."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.check.citations import check
+from rag.check.durations import durations, unit_of
+from rag.check.numbers import quantities
+from tests.rag.factories import make_hit
+
+
+@pytest.mark.parametrize(
+    ("answer", "source"),
+    [
+        ("The warranty lasts 1 year [1].", "The warranty lasts 12 months from delivery."),
+        ("It comes with a 12-month warranty [1].", "The warranty lasts one year."),
+        ("Claims must be made within two weeks [1].", "Submit claims within 14 days."),
+        ("The lesson lasts 1 hour [1].", "Each lesson lasts 60 minutes."),
+        ("保修期为一年[1]。", "保修期为 12 个月。"),
+        ("两周内提交申请[1]。", "须在 14 天内提交申请。"),
+        ("一天内回复[1]。", "学员咨询 24 小时内回复。"),
+    ],
+)
+def test_the_same_length_in_another_unit_is_grounded(answer: str, source: str) -> None:
+    assert check(answer, [make_hit(source)], question="多久？").problems == ()
+
+
+@pytest.mark.parametrize(
+    ("answer", "source"),
+    [
+        ("Claims must be made within three weeks [1].", "Submit claims within 14 days."),
+        ("Claims must be made within one month [1].", "Submit claims within 30 days."),
+        ("The trial lasts 2 years [1].", "The trial lasts 12 months."),
+        ("须在一个月内提交[1]。", "须在 30 天内提交。"),
+    ],
+)
+def test_another_length_or_an_inexact_conversion_is_still_a_problem(
+    answer: str, source: str
+) -> None:
+    """A month is not 30 days: only exact conversions ground a number."""
+    kinds = [p.kind for p in check(answer, [make_hit(source)], question="多久？").problems]
+    assert kinds == ["ungrounded_number"]
+
+
+def test_dates_are_not_durations() -> None:
+    """ "3 月" is March and "2024 年" a calendar year: neither counts months or years."""
+    text = "2024 年 3 月起执行，保修 2 年。"
+    assert [unit_of(q, text) for q in quantities(text)] == [None, None, "year"]
+    assert durations("自 2024 年 3 月 1 日起") == frozenset()
