@@ -83,6 +83,27 @@ _ACRONYM = re.compile(
 """A name spelled out with its acronym after it: "International Court of Justice (ICJ)"."""
 
 
+_WRITTEN_ACRONYM = re.compile(r"\b(?:[A-Z]\.){2,}|\b[A-Z]{2,6}\b")
+"""An acronym as a text writes it: "HR", "ICJ", "U.S." (read as "US")."""
+_ACRONYM_WORD = re.compile(r"[A-Z]{2,6}s?")
+_NAME_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:(?:of|and|for|the|&)\s+)*[A-Z][a-z]+)+")
+"""Two or more capitalised words, with the small words a name may hold ("Court of Justice")."""
+_SMALL_WORDS = frozenset({"of", "and", "for", "the", "&"})
+
+
+def _spellings(run: str) -> dict[str, tuple[str, ...]]:
+    """Each stretch of two or more capitalised words of ``run`` by its initials, with its words:
+    "Contact the Human Resources" gives CH, CHR and HR ("Contact" may be capitalised only as
+    the sentence's first word); small words stay inside a stretch but give no initial
+    ("International Court of Justice" gives ICJ)."""
+    words = [word for word in run.split() if word not in _SMALL_WORDS]
+    return {
+        "".join(word[0] for word in words[start:end]).upper(): tuple(words[start:end])
+        for start in range(len(words))
+        for end in range(start + 2, len(words) + 1)
+    }
+
+
 def _fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
@@ -177,9 +198,29 @@ class Grounds:
     """Texts that may name things (the cited sources and the question), folded once."""
 
     def __init__(self, texts: Iterable[str]) -> None:
-        self._folded = [_fold(text) for text in texts]
+        self._texts = list(texts)
+        self._folded = [_fold(text) for text in self._texts]
         self._squeezed = [_squeezed(text) for text in self._folded]
         self._stems: frozenset[str] | None = None
+        self._short: tuple[frozenset[str], frozenset[str]] | None = None
+
+    def short_forms(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The acronyms the texts write ("HR", "U.S." as "US") and the initials of the names
+        they spell out ("Human Resources" as "HR"), read once."""
+        if self._short is None:
+            written = {
+                match.group().replace(".", "")
+                for text in self._texts
+                for match in _WRITTEN_ACRONYM.finditer(text)
+            }
+            spelled = {
+                initials
+                for text in self._texts
+                for match in _NAME_RUN.finditer(text)
+                for initials in _spellings(match.group())
+            }
+            self._short = frozenset(written), frozenset(spelled)
+        return self._short
 
     def name(self, thing: str) -> bool:
         """Whether the texts name ``thing`` (folded; English words may match by stem)."""
@@ -195,6 +236,8 @@ class Grounds:
             # A code is grounded whole ("5IR" is not "4IR", whatever its letters), though a
             # page may have lost a subscript's formatting to a space ("TiO 2").
             return any(wanted in text for text in self._squeezed)
+        if _ACRONYM_WORD.fullmatch(thing) and thing.rstrip("s") in self.short_forms()[1]:
+            return True  # "HR" where the source writes "Human Resources"
         if self._stems is None:
             self._stems = frozenset().union(*(content_words(t, "en") for t in self._folded))
         return all(self._near(stem) for stem in content_words(thing, "en"))
@@ -217,6 +260,12 @@ def missing_names(sentence: str, language: Language, grounds: Grounds) -> list[s
     thing: when the sources name either, the words of both are grounded.
     """
     missing = [thing for thing in named_things(sentence, language) if not grounds.name(thing)]
+    if missing and language == "en":  # "United States" where the source writes "U.S."
+        written = grounds.short_forms()[0]
+        for run in _NAME_RUN.finditer(sentence):
+            for initials, words in _spellings(run.group()).items():
+                if initials in written:
+                    missing = [thing for thing in missing if thing not in words]
     for spelled, acronym in _ACRONYM.findall(sentence) if missing else ():
         words = spelled.split()
         if grounds.name(acronym) or all(grounds.name(word) for word in words):

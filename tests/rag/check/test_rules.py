@@ -7,6 +7,8 @@ flag.
 
 from __future__ import annotations
 
+import pytest
+
 from rag.check.citations import check
 from rag.check.entities import Grounds, missing_names, named_things, zh_names
 from rag.check.modality import flipped
@@ -105,3 +107,23 @@ def test_a_transliterated_name_is_named_whole_where_jieba_cuts_it() -> None:
     assert missing_names("德国总统弗拉德里希周二会见了英国首相。", "zh", grounds) == ["弗拉德里希"]
     assert missing_names("英国首相斯塔默里奇周三到访。", "zh", grounds) == ["斯塔默里奇"]
     assert [name.text for name in zh_names("经理张伟里面说了。")] == ["张伟"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "source"),
+    [
+        ("Trips to the United States need approval.", "Trips to the U.S. need approval."),
+        ("Contact the HR team.", "Contact the Human Resources team."),
+        ("Contact the Human Resources team.", "Contact the HR team."),
+        ("The ICJ ruled on it.", "The International Court of Justice ruled on it."),
+    ],
+)
+def test_an_acronym_written_apart_from_its_name_grounds_it(sentence: str, source: str) -> None:
+    """Known variants: a source writes "HR" or "U.S.", the answer the words, or the reverse."""
+    assert missing_names(sentence, "en", Grounds([source])) == []
+
+
+def test_an_acronym_of_other_words_grounds_nothing() -> None:
+    grounds = Grounds(["Contact the Help Desk team."])
+    assert missing_names("Contact the HR team.", "en", grounds) == ["HR"]
+    assert missing_names("Ask the Human Resources team.", "en", grounds) == ["Human", "Resources"]
