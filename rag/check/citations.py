@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from rag.check.answer_text import Sentence, sentences
 from rag.check.arithmetic import Calculation, calculations
@@ -46,7 +47,8 @@ from rag.check.coverage import (
     covering_sentences,
     needs_source,
 )
-from rag.check.durations import converted, durations
+from rag.check.durations import durations
+from rag.check.number_grounds import Given, ungrounded
 from rag.check.numbers import Quantity, quantities
 from rag.check.problem_texts import ProblemTexts
 from rag.check.source_numbers import number_readings, number_values
@@ -105,11 +107,31 @@ class _Sources:
         amounts, ranks = self._numbers[n]
         return ranks if ordinals else amounts
 
-    def durations(self, n: int) -> frozenset[tuple[float, str]]:
-        """The (value, unit) durations source ``n`` states, for an answer that converts one."""
-        if n not in self._durations:
-            self._durations[n] = durations(self.text(n))
-        return self._durations[n]
+    def durations(self, refs: Sequence[int]) -> frozenset[tuple[float, str]]:
+        """The (value, unit) durations sources ``refs`` state, for an answer that converts one."""
+        for n in refs:
+            if n not in self._durations:
+                self._durations[n] = durations(self.text(n))
+        return frozenset().union(*(self._durations[n] for n in refs))
+
+    def ungrounded(
+        self,
+        amounts: Sequence[Quantity],
+        plain: str,
+        calcs: Sequence[Calculation],
+        refs: Sequence[int],
+        given: Given,
+    ) -> list[Quantity]:
+        """The ``amounts`` of a sentence citing ``refs`` that nothing grounds."""
+        return ungrounded(
+            amounts,
+            plain,
+            calcs,
+            amounts=frozenset().union(*(self.numbers(n) for n in refs)),
+            ranks=frozenset().union(*(self.numbers(n, ordinals=True) for n in refs)),
+            durations=partial(self.durations, tuple(refs)),
+            given=given,
+        )
 
     def texts(self, refs: Sequence[int]) -> list[tuple[int, str]]:
         return [(n, self.text(n)) for n in refs]
@@ -153,8 +175,7 @@ def check(
     sources = _Sources(hits, {}, {})
     claims = ClaimSources(hits, question)
     weakest = 1.0
-    given = number_values(question, ordinals=True)  # "from Stage 3" grounds "Stage 3"
-    given_durations = durations(question)
+    asked = Given(number_values(question, ordinals=True), durations(question), produced)
     for index, sentence in enumerate(found):
         amounts = quantities(sentence.plain)
         cover = covering[index]
@@ -167,16 +188,7 @@ def check(
         refs = applicable(found, index, cover, cited_anywhere, len(hits))
         if refs is None:
             continue  # cites only numbers that don't exist: unknown_reference says it
-        amounts_allowed = (given | produced).union(*(sources.numbers(n) for n in refs))
-        ranks_allowed = amounts_allowed.union(*(sources.numbers(n, ordinals=True) for n in refs))
-        missing = [
-            q
-            for q in amounts
-            if not _grounded(q, ranks_allowed if q.ordinal else amounts_allowed, calcs[index])
-        ]
-        if missing:  # "1 year" from "12 months": the same length in another unit
-            held = given_durations.union(*(sources.durations(n) for n in refs))
-            missing = [q for q in missing if q.ordinal or not converted(q, sentence.plain, held)]
+        missing = sources.ungrounded(amounts, sentence.plain, calcs[index], refs, asked)
         if missing:
             shown = tuple(refs) if cited_anywhere else ()
             problems.append(_number_problem(sentence, missing, sources.texts(shown), say))
@@ -233,13 +245,6 @@ def _claim_problems(
         message, note = say.flipped(modal, refs, text), say.flipped_note(modal, refs)
         problems.append(Problem("modality_mismatch", message, text, refs, note))
     return problems
-
-
-def _grounded(quantity: Quantity, allowed: frozenset[float], calcs: list[Calculation]) -> bool:
-    if quantity.values & allowed:
-        return True
-    # The stated result of a wrong calculation: wrong_arithmetic already names it.
-    return any(quantity.values <= calc.claimed for calc in calcs if not calc.ok)
 
 
 def _unrelated(
