@@ -45,6 +45,7 @@ from rag.check.coverage import (
     MIN_TERMS_TO_JUDGE,
     applicable,
     covering_sentences,
+    names,
     needs_source,
 )
 from rag.check.durations import durations
@@ -194,7 +195,7 @@ def check(
             problems.append(_number_problem(sentence, missing, sources.texts(shown), say))
         if sentence.cites:
             problems.extend(_unrelated(found, index, covering, sources, say))
-        if cover is not None and needs_source(sentence, bool(amounts)):
+        if cover is not None and (needs_source(sentence, bool(amounts)) or names(sentence)):
             finding = judge(sentence.plain, refs, claims, calculates=bool(calcs[index]))
             weakest = min(weakest, finding.support)
             named = {p.kind for p in problems if p.sentence == sentence.text} & _MORE_SPECIFIC

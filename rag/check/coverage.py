@@ -13,7 +13,9 @@ import re
 from collections.abc import Sequence
 
 from rag.check.answer_text import Sentence, sentences
+from rag.check.entities import named_things
 from rag.check.numbers import quantities
+from rag.language import detect_language
 from rag.reading import SENTENCE_END, claim_terms
 
 SOURCES_LINE_CHARS = 12
@@ -115,6 +117,14 @@ def needs_source(sentence: Sentence, has_quantity: bool) -> bool:
     if short_line and not sentence.item and not SENTENCE_END.search(plain):
         return False  # a title line ("退费计算", "**计算过程**"); list items are content
     return len(claim_terms(plain)) >= SUBSTANTIVE_TERMS
+
+
+def names(sentence: Sentence) -> bool:
+    """Whether a sentence too short to state a fact in words names something specific ("Install
+    McAfee on it [1]."): its names are still checked against what it cites."""
+    if sentence.lead_in or sentence.text.startswith("#"):
+        return False
+    return bool(named_things(sentence.plain, detect_language(sentence.plain)))
 
 
 def cited_sentences(text: str, n_hits: int) -> list[tuple[str, tuple[int, ...]]]:

@@ -83,6 +83,11 @@ _ACRONYM = re.compile(
 """A name spelled out with its acronym after it: "International Court of Justice (ICJ)"."""
 
 
+_COMPOUND = re.compile(r"[A-Za-z]-[A-Za-z]|[a-z][A-Z]")
+"""A name written as one of several ways to join its parts: "Wi-Fi", "PowerPoint"."""
+_JOINER = re.compile(r"[\s\-‐–]+")
+MIN_JOINED = 4
+"""Letters a joined-up name needs before it is looked for inside a run of text."""
 _WRITTEN_ACRONYM = re.compile(r"\b(?:[A-Z]\.){2,}|\b[A-Z]{2,6}\b")
 """An acronym as a text writes it: "HR", "ICJ", "U.S." (read as "US")."""
 _ACRONYM_WORD = re.compile(r"[A-Z]{2,6}s?")
@@ -203,6 +208,20 @@ class Grounds:
         self._squeezed = [_squeezed(text) for text in self._folded]
         self._stems: frozenset[str] | None = None
         self._short: tuple[frozenset[str], frozenset[str]] | None = None
+        self._joined_texts: list[str] | None = None
+
+    def _joined_up(self, thing: str, wanted: str) -> bool:
+        """A compound name ("Wi-Fi", "PowerPoint") the texts write with its parts joined
+        differently: together, apart, or hyphenated."""
+        joined = _JOINER.sub("", wanted)
+        if not _COMPOUND.search(thing) or len(joined) < MIN_JOINED:
+            return False
+        return any(joined in text for text in self._joined())
+
+    def _joined(self) -> list[str]:
+        if self._joined_texts is None:
+            self._joined_texts = [_JOINER.sub("", text) for text in self._folded]
+        return self._joined_texts
 
     def short_forms(self) -> tuple[frozenset[str], frozenset[str]]:
         """The acronyms the texts write ("HR", "U.S." as "US") and the initials of the names
@@ -236,6 +255,8 @@ class Grounds:
             # A code is grounded whole ("5IR" is not "4IR", whatever its letters), though a
             # page may have lost a subscript's formatting to a space ("TiO 2").
             return any(wanted in text for text in self._squeezed)
+        if self._joined_up(thing, wanted):
+            return True  # "Wi-Fi" / "WiFi", "PowerPoint" / "Power Point"
         if _ACRONYM_WORD.fullmatch(thing) and thing.rstrip("s") in self.short_forms()[1]:
             return True  # "HR" where the source writes "Human Resources"
         if self._stems is None:

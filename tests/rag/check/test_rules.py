@@ -127,3 +127,28 @@ def test_an_acronym_of_other_words_grounds_nothing() -> None:
     grounds = Grounds(["Contact the Help Desk team."])
     assert missing_names("Contact the HR team.", "en", grounds) == ["HR"]
     assert missing_names("Ask the Human Resources team.", "en", grounds) == ["Human", "Resources"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "source"),
+    [
+        ("Connect to the Wi-Fi network.", "Connect to the WiFi network."),
+        ("Connect to the WiFi network.", "Connect to the Wi-Fi network."),
+        ("Use the PowerPoint template.", "Use the Power Point template."),
+    ],
+)
+def test_a_compound_name_joined_another_way_is_the_same_name(sentence: str, source: str) -> None:
+    assert missing_names(sentence, "en", Grounds([source])) == []
+
+
+def test_a_compound_name_is_not_grounded_by_other_words() -> None:
+    grounds = Grounds(["Use the Keynote template."])
+    assert missing_names("Use the PowerPoint template.", "en", grounds) == ["PowerPoint"]
+
+
+def test_a_sentence_too_short_to_judge_by_its_words_still_has_its_names_checked() -> None:
+    """Two content words are too few for the support rule, not for the name rule."""
+    assert kinds("Install McAfee on it [1].", "Install the approved antivirus on it.") == [
+        "ungrounded_name"
+    ]
+    assert kinds("Install McAfee on it [1].", "Install McAfee antivirus on it.") == []
