@@ -21,8 +21,9 @@ from functools import lru_cache
 import jieba
 import jieba.posseg
 
-from rag.check.entities import ZH_NAME_TAGS, named_things, zh_names
+from rag.check.entities import named_things
 from rag.check.numbers import Quantity, quantities
+from rag.check.zh_names import ZH_NAME_TAGS, zh_names
 from rag.language import Language
 from rag.reading import EN_STOPWORDS, fold_plural
 

@@ -5,55 +5,33 @@ specific things a wrong answer tends to get wrong: people, organisations, places
 codes and quoted terms ("the answer says 弗拉德里希; [1] says 施泰因迈尔").
 
 * Chinese: jieba's part-of-speech tagger names them (``nr`` people, ``ns`` places, ``nt``
-  organisations, ``nz`` other proper nouns) — a maintained segmenter instead of hand rules.
+  organisations, ``nz`` other proper nouns; :mod:`rag.check.zh_names`) — a maintained segmenter
+  instead of hand rules — and a Latin word with a capital or a digit is one too ("OA 系统").
 * English: capitalised words that don't start the sentence, runs of them ("Convention
   Parliament"), acronyms and codes (``TiO2``, ``PWR``, ``HR-7``), and quoted terms.
 
 A thing is grounded when the question or a cited source contains it after NFKC folding and
 casefolding; a multi-word English name is grounded when each of its words is (sources write
 "Charles II's restoration" for "the restoration of Charles II"), and a word matches by its
-stem too ("British" ↔ "Britain" does not, "Americans" ↔ "American" does).
+stem too ("British" ↔ "Britain" does not, "Americans" ↔ "American" does). Known variants
+count: an acronym and the name it stands for ("HR" / "Human Resources", "U.S." / "United
+States"), and a compound joined another way ("Wi-Fi" / "WiFi", "PowerPoint" / "Power Point").
 """
 
 from __future__ import annotations
 
-import logging
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import lru_cache
-
-import jieba
-import jieba.posseg
 
 from rag.check.numbers import words
 from rag.check.support import content_words
+from rag.check.zh_names import MIN_ZH_NAME_CHARS, MIN_ZH_PERSON_CHARS, zh_names
 from rag.language import Language
 
-jieba.setLogLevel(logging.WARNING)  # it logs its dictionary loading at DEBUG to stderr
-
-ZH_NAME_TAGS = frozenset({"nr", "nrfg", "nrt", "ns", "nt", "nz"})
-"""jieba's tags for proper nouns: people, places, organisations, other names."""
 NEAR_PREFIX = 4
 """English name words of more letters may match a source word by this long a prefix."""
-MIN_ZH_NAME_CHARS = 2
-"""One-character "names" are mostly tagging noise (姓 alone, 京 in a compound)."""
-MIN_ZH_PERSON_CHARS = 3
-"""Two-character "person names" in jieba's dictionary are mostly ordinary words read as
-names (顾问, 元贵 in "4800 元贵 800 元"); full names and transliterations are longer."""
-MAX_NAME_TAIL = 2
-"""Single characters a transliterated name may run on by after jieba's cut ("弗拉德|里|希")."""
-TRANSLITERATION = frozenset(
-    "阿埃艾爱安昂奥巴拜班邦保鲍贝本比彼毕宾波伯博布查彻达戴丹道德登迪蒂丁杜多厄恩尔法凡范菲"
-    "费芬丰夫弗福富盖甘冈戈格根古瓜圭哈海汉豪赫亨胡霍基吉加贾杰金卡凯坎康考柯科克肯库夸奎昆"
-    "拉莱赖兰朗劳勒雷蕾里利莉列林琳隆卢鲁路伦罗洛马玛迈麦曼梅门蒙米密莫默姆穆纳娜内尼妮涅努"
-    "诺欧帕潘佩彭皮珀普奇齐恰乔切琴丘萨塞桑森沙莎尚舍施斯松苏索塔泰坦汤唐特提图托瓦旺威韦维"
-    "温沃乌西希锡夏谢辛休雅亚扬耶伊因尤约扎泽詹兹佐"
-)
-"""Characters of transliterated foreign names (the usual ones of Xinhua's name tables, less
-those that are also common function words, such as 于 and 可): a name made of them only is
-carried on over the single ones of them that follow it."""
 _NOT_NAMES = frozenset(
     words(
         "monday tuesday wednesday thursday friday saturday sunday january february march "
@@ -88,6 +66,10 @@ _COMPOUND = re.compile(r"[A-Za-z]-[A-Za-z]|[a-z][A-Z]")
 _JOINER = re.compile(r"[\s\-‐–]+")
 MIN_JOINED = 4
 """Letters a joined-up name needs before it is looked for inside a run of text."""
+_LATIN_WORD = re.compile(
+    r"(?<![A-Za-z0-9])[A-Za-z0-9]*(?:[A-Z][A-Za-z0-9]*|[A-Za-z]\d)(?![A-Za-z0-9])"
+)
+"""A Latin word with a capital letter or a digit after a letter ("OA", "iPhone", "Win10")."""
 _WRITTEN_ACRONYM = re.compile(r"\b(?:[A-Z]\.){2,}|\b[A-Z]{2,6}\b")
 """An acronym as a text writes it: "HR", "ICJ", "U.S." (read as "US")."""
 _ACRONYM_WORD = re.compile(r"[A-Z]{2,6}s?")
@@ -116,52 +98,6 @@ def _fold(text: str) -> str:
 def _squeezed(text: str) -> str:
     """Without spaces: a Chinese quote reads the same with or without them ("秀才 。")."""
     return "".join(text.split())
-
-
-@dataclass(frozen=True, slots=True)
-class ZhName:
-    """A Chinese name as it stands in a text: its characters, where, and jieba's tag."""
-
-    text: str
-    start: int
-    end: int
-    flag: str
-
-
-@lru_cache(maxsize=1024)
-def zh_names(text: str, *, guess: bool = True) -> tuple[ZhName, ...]:
-    """The names in ``text``: jieba's name-tagged words, a person's parts joined ("施泰因" +
-    "迈尔"), with a transliterated person's name carried on over the single characters jieba
-    cut off its end ("弗拉德" + "里" + "希": a reviewer must see the whole name written).
-
-    ``guess``: with jieba's HMM for words not in its dictionary (about 4x the time).
-    """
-    names: list[ZhName] = []
-    tokens = jieba.posseg.lcut(text, HMM=guess)
-    at = index = 0
-    while index < len(tokens):
-        if tokens[index].flag not in ZH_NAME_TAGS:
-            at += len(tokens[index].word)
-            index += 1
-            continue
-        start, flag = at, tokens[index].flag
-        at += len(tokens[index].word)
-        index += 1
-        while _person(flag) and index < len(tokens) and _person(tokens[index].flag):
-            at += len(tokens[index].word)
-            index += 1
-        if _person(flag) and set(text[start:at]) <= TRANSLITERATION:
-            for _ in range(MAX_NAME_TAIL):
-                if index == len(tokens) or tokens[index].word not in TRANSLITERATION:
-                    break
-                at += 1
-                index += 1
-        names.append(ZhName(text[start:at], start, at, flag))
-    return tuple(names)
-
-
-def _person(flag: str) -> bool:
-    return flag.startswith("nr")
 
 
 @lru_cache(maxsize=1024)
@@ -195,8 +131,22 @@ def named_things(sentence: str, language: Language) -> list[str]:
     """The specific things ``sentence`` names, in order, without repeats."""
     sentence = _TITLE_LABEL.sub("", sentence)
     found = [next(part for part in match.groups() if part) for match in _QUOTED.finditer(sentence)]
-    found += list(_zh_names(sentence)) if language == "zh" else _en_names(sentence)
+    if language == "zh":
+        found += [*_zh_names(sentence), *_latin_names(sentence)]
+    else:
+        found += _en_names(sentence)
     return list(dict.fromkeys(found))
+
+
+def _latin_names(sentence: str) -> list[str]:
+    """The Latin-script names in a Chinese sentence: there, a word with a capital or a digit is
+    an acronym, product or code ("OA 系统", "SAP", "iPhone 15"), whatever its position."""
+    names = []
+    for match in _LATIN_WORD.finditer(sentence):
+        word = _INFLECTION.sub("", match.group())
+        if len(word) >= 2 and not word.isdigit() and not _NOT_A_CODE.fullmatch(word):
+            names.append(word)
+    return names
 
 
 class Grounds:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import pytest
 
 from rag.check.citations import check
-from rag.check.entities import Grounds, missing_names, named_things, zh_names
+from rag.check.entities import Grounds, missing_names, named_things
 from rag.check.modality import flipped
+from rag.check.zh_names import zh_names
 from tests.rag.factories import LEAVE_TEXT, LEVELS_TEXT, REFUND_TEXT, make_hit
 
 
@@ -152,3 +153,11 @@ def test_a_sentence_too_short_to_judge_by_its_words_still_has_its_names_checked(
         "ungrounded_name"
     ]
     assert kinds("Install McAfee on it [1].", "Install McAfee antivirus on it.") == []
+
+
+def test_latin_names_in_a_chinese_sentence_are_names() -> None:
+    """In Chinese text a Latin word with a capital or a digit is an acronym, product or code."""
+    source = "请在 HR 系统中提交申请，用 Win10 电脑登录。"
+    assert kinds("请在 HR 系统中提交申请[1]。", source) == []
+    assert kinds("请在 OA 系统中提交申请[1]。", source) == ["ungrounded_name"]
+    assert kinds("用 Win11 电脑登录系统[1]。", source) == ["ungrounded_name"]
