@@ -4,8 +4,8 @@
 word coverage passes it; the meaning is the opposite. For each duty or permission a sentence
 states, this module asks which way the best-matching source window states it:
 
-    必须 / 须 / 需要 / must / required          vs  不得 / 禁止 / 无需 / 不必 / must not / need not
-    可以 / 可 / 允许 / can / may / allowed       vs  不可以 / 不能 / 不允许 / cannot / may not
+    必须 / 须 / 应当 / must / required     vs  不得 / 禁止 / 无需 / 不必 / must not / do not / never
+    可以 / 可在… / 允许 / can / allowed      vs  不可以 / 不能 / 不接受 / 不予 / cannot / never
 
 A mismatch is the sentence stating one side while the window states only the other, *about
 the same thing*: only the window's clauses that share a content term with the sentence's
@@ -48,14 +48,19 @@ MODALS = (
         _pattern(
             r"不得|禁止|严禁|无需|无须|不必|不需要|不用|\bmust\s+not\b|\bmustn'?t\b"
             r"|\bneed\s+not\b|\bneedn'?t\b|\bnot required\b|\bprohibited\b|\bforbidden\b"
+            r"|\bnever\b|\bdo\s+not\b|\bdon'?t\b"
         ),
     ),
     Modal(
         "permission",
-        _pattern(r"(?<![不])(?:可以|允许|能够)|\bcan\b(?!\s*not)|\b(?:is|are) allowed\b"),
         _pattern(
-            r"不可以|不能|不可|不允许|不准|禁止|不得|\bcannot\b|\bcan'?t\b|\bcan\s+not\b"
-            r"|\bnot allowed\b|\bnot permitted\b|\bprohibited\b"
+            r"(?<![不])(?:可以|允许|能够|可(?=[在于向]|免费|申请|结转|享受|获得|报销|办理))"
+            r"|\bcan\b(?!\s*not)|\b(?:is|are) allowed\b"
+        ),
+        _pattern(
+            r"不可以|不能|不可|不允许|不准|禁止|不得|不接受|不受理|不予"
+            r"|\bcannot\b|\bcan'?t\b|\bcan\s+not\b"
+            r"|\bnot allowed\b|\bnot permitted\b|\bprohibited\b|\bnever\b"
         ),
     ),
 )

@@ -161,3 +161,33 @@ def test_latin_names_in_a_chinese_sentence_are_names() -> None:
     assert kinds("请在 HR 系统中提交申请[1]。", source) == []
     assert kinds("请在 OA 系统中提交申请[1]。", source) == ["ungrounded_name"]
     assert kinds("用 Win11 电脑登录系统[1]。", source) == ["ungrounded_name"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "source"),
+    [
+        ("Alcohol can be reimbursed on business trips [1].", "Alcohol is never reimbursed."),
+        ("You must share your password with IT when asked [1].", "Never share your password."),
+        ("学员不可以在开课后申请退费[1]。", "学员可在开课后任何时间申请退费，需填写退费申请表。"),
+        ("顾问可以口头接受转班申请[1]。", "转班申请须在系统中提交，不接受口头申请。"),
+    ],
+)
+def test_a_permission_or_duty_stated_the_other_way_round_is_flagged(
+    sentence: str, source: str
+) -> None:
+    """ "never", "do not", "不接受" deny, and "可在" / "可免费" permit, as their sources write
+    them; the checker issue's own pairs (can / cannot, 可以 / 不可以)."""
+    assert "modality_mismatch" in kinds(sentence, source)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "source"),
+    [
+        ("Alcohol is not reimbursed [1].", "Alcohol is never reimbursed."),
+        ("Never share your password with anyone, even IT [1].", "Never share your password."),
+        ("学员可以在开课后任何时间申请退费[1]。", "学员可在开课后任何时间申请退费。"),
+        ("口头申请不被接受，须在系统中提交[1]。", "转班申请须在系统中提交，不接受口头申请。"),
+    ],
+)
+def test_the_same_permission_or_duty_in_other_words_is_not(sentence: str, source: str) -> None:
+    assert "modality_mismatch" not in kinds(sentence, source)
