@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from rag.check.entities import Grounds, missing_names
 from rag.check.modality import flipped
+from rag.check.polarity import opposite
 from rag.check.support import MIN_CONTENT_WORDS, Passage, content_words, coverage
 from rag.language import Language, detect_language
 from rag.results import Hit
@@ -99,5 +100,5 @@ def judge(
         support,
         unsupported=support < MIN_SUPPORT[language],
         missing_names=names,
-        flipped=tuple(flipped(plain, window)),
+        flipped=(*flipped(plain, window), *(["polarity"] if opposite(plain, window) else [])),
     )

@@ -42,6 +42,15 @@ def _markers(numbers: Sequence[int]) -> str:
     return "".join(f"[{n}]" for n in numbers)
 
 
+_ZH_FLIPPED = {"obligation": "是否必须", "permission": "是否可以", "polarity": "是与否"}
+_EN_FLIPPED = {
+    "obligation": "what is required",
+    "permission": "what is allowed",
+    "polarity": "yes or no",
+}
+"""What a modality_mismatch turned round: a duty, a permission, or a plain yes / no."""
+
+
 @dataclass(frozen=True, slots=True)
 class ProblemTexts:
     language: Language
@@ -110,12 +119,11 @@ class ProblemTexts:
 
     def flipped(self, modal: str, refs: Sequence[int], sentence: str) -> str:
         if self._zh:
-            what = "是否必须" if modal == "obligation" else "是否可以"
-            return f"{what}与所引资料 {_markers(refs)} 说的相反：「{excerpt(sentence)}」"
-        what = "what is required" if modal == "obligation" else "what is allowed"
+            said = f"与所引资料 {_markers(refs)} 说的相反：「{excerpt(sentence)}」"
+            return _ZH_FLIPPED[modal] + said
         return (
-            f"“{excerpt(sentence)}” states {what} the opposite way to the cited source "
-            f"{_markers(refs)}"
+            f"“{excerpt(sentence)}” states {_EN_FLIPPED[modal]} the opposite way to the cited "
+            f"source {_markers(refs)}"
         )
 
     # -- notes: said under the quoted sentence on a review card ----------------------------
@@ -166,10 +174,8 @@ class ProblemTexts:
 
     def flipped_note(self, modal: str, refs: Sequence[int]) -> str:
         if self._zh:
-            what = "是否必须" if modal == "obligation" else "是否可以"
-            return f"{what}与所引资料 {_markers(refs)} 说的相反"
-        what = "what is required" if modal == "obligation" else "what is allowed"
-        return f"states {what} the opposite way to the cited source {_markers(refs)}"
+            return f"{_ZH_FLIPPED[modal]}与所引资料 {_markers(refs)} 说的相反"
+        return f"states {_EN_FLIPPED[modal]} the opposite way to the cited source {_markers(refs)}"
 
     def _instead(self, said: str, instead: Instead, verb: str) -> str:
         if self._zh:

@@ -191,3 +191,54 @@ def test_a_permission_or_duty_stated_the_other_way_round_is_flagged(
 )
 def test_the_same_permission_or_duty_in_other_words_is_not(sentence: str, source: str) -> None:
     assert "modality_mismatch" not in kinds(sentence, source)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "source"),
+    [
+        (
+            "Carried-over days still unused after 31 March are paid out [1].",
+            "Carried-over days must be taken before 31 March; any days still unused after that "
+            "date expire and are not paid out.",
+        ),
+        (
+            "Public holidays are counted as annual leave [1].",
+            "Public holidays are not counted as annual leave.",
+        ),
+        ("请假未补的课时不计为已消耗课时[1]。", "已经上过的课时、请假未补的课时均计为已消耗课时。"),
+    ],
+)
+def test_a_sentence_repeating_its_source_with_the_negation_turned_is_flagged(
+    sentence: str, source: str
+) -> None:
+    assert "modality_mismatch" in kinds(sentence, source)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "source"),
+    [
+        (
+            "Unused carried-over days expire after 31 March and are not paid out [1].",
+            "Any days still unused after 31 March expire and are not paid out.",
+        ),
+        (
+            "Public holidays do not count as annual leave [1].",
+            "Public holidays are not counted as annual leave.",
+        ),
+        (
+            "因重大疾病或工作调动，凭医院或单位证明可申请保留学籍，最长六个月，期间不扣课时[1]。",
+            "因重大疾病或工作调动无法继续上课的，凭医院证明或单位证明，可申请保留学籍，"
+            "最长六个月，期间不扣课时。",
+        ),
+        (
+            "Submit claims no later than 30 days after the trip [1].",
+            "Submit claims within 30 days.",
+        ),
+    ],
+)
+def test_the_same_yes_or_no_in_other_words_or_a_denial_of_something_else_is_not(
+    sentence: str, source: str
+) -> None:
+    """The 无法 of "因……无法继续上课的" denies what the sentence doesn't say; "no later than" is
+    a limit, not a denial."""
+    assert "modality_mismatch" not in kinds(sentence, source)
