@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from rag.check.direction import turned
 from rag.check.entities import Grounds, missing_names
 from rag.check.modality import flipped
 from rag.check.polarity import opposite
@@ -100,5 +101,9 @@ def judge(
         support,
         unsupported=support < MIN_SUPPORT[language],
         missing_names=names,
-        flipped=(*flipped(plain, window), *(["polarity"] if opposite(plain, window) else [])),
+        flipped=(
+            *flipped(plain, window),
+            *(["polarity"] if opposite(plain, window) else []),
+            *(["direction"] if turned(plain, window) else []),
+        ),
     )

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from rag.check.clauses import clauses
 from rag.reading import claim_terms
 
 Side = Literal["yes", "no"]
@@ -79,23 +80,16 @@ def flipped(sentence: str, source: str) -> list[str]:
     """The duties or permissions ``sentence`` states one way and ``source`` only the other."""
     found: list[str] = []
     for modal in MODALS:
-        stating = [clause for clause in _clauses(sentence) if _sides(modal, clause)]
+        stating = [clause for clause in clauses(sentence) if _sides(modal, clause)]
         said = set().union(*(_sides(modal, clause) for clause in stating))
         if len(said) != 1:
             continue  # says neither or both: nothing to compare (and the source isn't read)
         topic = _topic(modal, " ".join(stating))
-        about = [c for c in _clauses(source) if _sides(modal, c) and topic & _topic(modal, c)]
+        about = [c for c in clauses(source) if _sides(modal, c) and topic & _topic(modal, c)]
         held = set().union(*(_sides(modal, clause) for clause in about))
         if len(held) == 1 and said != held:
             found.append(modal.name)
     return found
-
-
-_CLAUSE_END = re.compile(r"[,;:，；：、。！？!?\n]|\.(?=\s|$)")
-
-
-def _clauses(text: str) -> list[str]:
-    return [clause for clause in _CLAUSE_END.split(text) if clause.strip()]
 
 
 def _topic(modal: Modal, clause: str) -> set[str]:

@@ -4,10 +4,9 @@ dropped or added.
 "Carried-over days are paid out" cited for "unused days expire and are not paid out", or
 "请假未补的课时不计为已消耗课时" for "……均计为已消耗课时", shares nearly every word with the
 source; coverage passes it and no duty or permission (:mod:`rag.check.modality`) is involved.
-Here a clause of the sentence is set against the clause of the source that shares the most of
-its content terms; when they share at least :data:`MIN_SHARED` terms and :data:`MIN_SHARE` of
-the sentence clause's, and they deny what they share a different number of times, the
-sentence says the opposite of what it cites.
+Here each clause of the sentence is set against the source clause restating it
+(:func:`rag.check.clauses.pairs`); when they deny what they share a different number of times,
+the sentence says the opposite of what it cites.
 
 Negation is a word that denies (not, no, never, 不, 没, 未, 无, 非, 勿); what only looks like one
 is taken out first: limits ("no later than", "no more than", "不少于"), words that merely hold
@@ -19,12 +18,10 @@ from __future__ import annotations
 
 import re
 
+from rag.check.clauses import pairs
 from rag.check.modality import MODALS
 from rag.reading import claim_terms
 
-MIN_SHARED = 3
-MIN_SHARE = 0.7
-"""How closely a source clause must repeat a sentence clause to be "the same statement"."""
 SCOPE_CHARS = 16
 """What a denial bears on: the characters right after it ("not paid out", "不计为已消耗")."""
 
@@ -39,11 +36,6 @@ _NOT_A_NEGATION = re.compile(
     r"|非常|并且|未来|无论|除非|毫无疑问",
     re.IGNORECASE,
 )
-_CLAUSE_END = re.compile(r"[,;:，；：、。！？!?\n]|\.(?=\s|$)")
-
-
-def _clauses(text: str) -> list[str]:
-    return [clause for clause in _CLAUSE_END.split(text) if clause.strip()]
 
 
 def _negations(clause: str, shared: set[str]) -> int:
@@ -67,20 +59,8 @@ def _terms(clause: str) -> set[str]:
 
 
 def opposite(sentence: str, source: str) -> bool:
-    """Whether a clause of ``sentence`` repeats a clause of ``source`` with the other polarity."""
-    stated = [(clause, _terms(clause)) for clause in _clauses(sentence) if not _modal(clause)]
-    stated = [(clause, terms) for clause, terms in stated if len(terms) >= MIN_SHARED]
-    if not stated:
-        return False
-    held = [(clause, _terms(clause)) for clause in _clauses(source) if not _modal(clause)]
-    for clause, terms in stated:
-        best = max(held, key=lambda pair: len(terms & pair[1]), default=None)
-        if best is None:
-            return False
-        shared = terms & best[1]
-        close = len(shared) >= MIN_SHARED and len(shared) >= MIN_SHARE * min(
-            len(terms), len(best[1])
-        )
-        if close and _negations(clause, shared) != _negations(best[0], shared):
-            return True
-    return False
+    """Whether a clause of ``sentence`` restates a clause of ``source`` with the other polarity."""
+    return any(
+        _negations(clause, shared) != _negations(held, shared)
+        for clause, held, shared in pairs(sentence, source, _terms, skip=_modal)
+    )

@@ -42,13 +42,20 @@ def _markers(numbers: Sequence[int]) -> str:
     return "".join(f"[{n}]" for n in numbers)
 
 
-_ZH_FLIPPED = {"obligation": "是否必须", "permission": "是否可以", "polarity": "是与否"}
+_ZH_FLIPPED = {
+    "obligation": "是否必须",
+    "permission": "是否可以",
+    "polarity": "是与否",
+    "direction": "多少或先后",
+}
 _EN_FLIPPED = {
     "obligation": "what is required",
     "permission": "what is allowed",
     "polarity": "yes or no",
+    "direction": "which way a limit or an order goes",
 }
-"""What a modality_mismatch turned round: a duty, a permission, or a plain yes / no."""
+"""What a modality_mismatch turned round: a duty, a permission, a plain yes / no, or a limit
+or order (longer / shorter, 以上 / 以下, before / after)."""
 
 
 @dataclass(frozen=True, slots=True)

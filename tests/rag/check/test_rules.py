@@ -242,3 +242,29 @@ def test_the_same_yes_or_no_in_other_words_or_a_denial_of_something_else_is_not(
     """The 无法 of "因……无法继续上课的" denies what the sentence doesn't say; "no later than" is
     a limit, not a denial."""
     assert "modality_mismatch" not in kinds(sentence, source)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "source"),
+    [
+        (
+            "First class is allowed for journeys shorter than five hours [1].",
+            "First class is allowed for journeys longer than five hours.",
+        ),
+        (
+            "Submit leave requests at least 10 working days after the leave starts [1].",
+            "Submit requests at least 10 working days in advance for leave of three days or more.",
+        ),
+        ("转级需在第 4 课时结束后提出[1]。", "转级需在本级别第 4 课时结束前提出。"),
+    ],
+)
+def test_a_limit_or_an_order_turned_round_is_flagged(sentence: str, source: str) -> None:
+    assert "modality_mismatch" in kinds(sentence, source)
+
+
+def test_a_direction_the_source_states_elsewhere_is_not_turned_round() -> None:
+    """Both clauses are in the source: the highest price is not "turned" by the lowest."""
+    source = "盘中窄幅震荡运行，最高点报每克225.75元，最低点报每克223.7元；最终报收于每克224.95元。"
+    sentence = "盘中窄幅震荡运行，最高点报每克225.75元，最低点报每克223.7元[1]。"
+    assert kinds(sentence, source) == []
+    assert kinds("转级需在第 4 课时结束前提出[1]。", "转级需在本级别第 4 课时结束前提出。") == []
