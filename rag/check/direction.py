@@ -47,6 +47,8 @@ def _terms(clause: str) -> set[str]:
 def turned(sentence: str, source: str) -> bool:
     """Whether a clause of ``sentence`` restates ``source`` with a direction reversed: it says
     one side, some source clause restating it only the other, and none says its side."""
+    if not any(one.search(sentence) or other.search(sentence) for one, other in PAIRS):
+        return False  # most sentences state no direction: the source is not read
     return any(
         _one_side(says, against, clause)
         and any(_one_side(against, says, held) for held in close)

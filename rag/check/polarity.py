@@ -60,6 +60,8 @@ def _terms(clause: str) -> set[str]:
 
 def opposite(sentence: str, source: str) -> bool:
     """Whether a clause of ``sentence`` restates a clause of ``source`` with the other polarity."""
+    if not (_NEGATION.search(sentence) or _NEGATION.search(source)):
+        return False  # nothing denied on either side: no clause needs reading
     return any(
         _negations(clause, shared) != _negations(held, shared)
         for clause, held, shared in pairs(sentence, source, _terms, skip=_modal)
