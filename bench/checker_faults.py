@@ -32,8 +32,8 @@ EXPECTED_KIND: dict[str, str | None] = {
     "ungrounded_number": "ungrounded_number",
     "no_citation": "no_citation",
     "unrelated_source": "unrelated_source",
-    "misattributed_number": None,
-    "contradiction": None,
+    "misattributed_number": "misattributed_number",
+    "contradiction": "modality_mismatch",
 }
 ZH_DIGITS = "零一二三四五六七八九"
 _TERMINAL = re.compile(r"[。！？；!?.]+$")

@@ -23,6 +23,7 @@ KINDS = frozenset(
         "unknown_reference",
         "no_citation",
         "ungrounded_number",
+        "misattributed_number",
         "wrong_arithmetic",
         "unrelated_source",
         "unsupported_claim",

@@ -53,6 +53,7 @@ from rag.check.number_grounds import Given, ungrounded
 from rag.check.numbers import Quantity, quantities
 from rag.check.problem_texts import ProblemTexts
 from rag.check.source_numbers import number_readings, number_values
+from rag.check.table_rows import misplaced
 from rag.language import Language, detect_language
 from rag.markers import cited_numbers
 from rag.messages import is_refusal_text
@@ -190,6 +191,8 @@ def check(
         if refs is None:
             continue  # cites only numbers that don't exist: unknown_reference says it
         missing = sources.ungrounded(amounts, sentence.plain, calcs[index], refs, asked)
+        grounded = [q for q in amounts if q not in missing and not q.ordinal]
+        problems += misplaced(sentence, grounded, sources.texts(refs), say)
         if missing:
             shown = tuple(refs) if cited_anywhere else ()
             problems.append(_number_problem(sentence, missing, sources.texts(shown), say))

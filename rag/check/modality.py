@@ -47,7 +47,8 @@ MODALS = (
         "obligation",
         _pattern(r"必须|务必|须|应当|\bmust\b(?!\s+not)|\bis required\b|\bare required\b"),
         _pattern(
-            r"不得|禁止|严禁|无需|无须|不必|不需要|不用|\bmust\s+not\b|\bmustn'?t\b"
+            r"不得|禁止|严禁|无需|无须|不必|不需要|不用|不要求|没有必须|并非必须|不是必须"
+            r"|\bmust\s+not\b|\bmustn'?t\b"
             r"|\bneed\s+not\b|\bneedn'?t\b|\bnot required\b|\bprohibited\b|\bforbidden\b"
             r"|\bnever\b|\bdo\s+not\b|\bdon'?t\b"
         ),

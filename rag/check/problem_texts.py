@@ -97,6 +97,22 @@ class ProblemTexts:
         where = f"the cited source {_markers(refs)}" if refs else "the sources provided"
         return f"{numbers} not found in {where}, nor the result of a calculation in the answer"
 
+    def misplaced(
+        self, quantity: Quantity, ref: int, holding: Sequence[str], named: Sequence[str]
+    ) -> str:
+        """A number the cited table gives in another row than the one the sentence names."""
+        if self._zh:
+            rows, subject = "」「".join(holding), "」「".join(named)
+            return (
+                f"「{_shown(quantity)}」在所引资料 [{ref}] 的表格里是「{rows}」那一行的，"
+                f"回答却把它用在「{subject}」上"
+            )
+        rows, subject = "”, “".join(holding), "”, “".join(named)
+        return (
+            f"“{_shown(quantity)}” is in the row for “{rows}” of the table in [{ref}], but the "
+            f"sentence gives it to “{subject}”"
+        )
+
     def arithmetic(self, calc: Calculation) -> str:
         stated = format_number(calc.sides[calc.wrong_at or 0])
         expected = format_number(calc.expected)

@@ -268,3 +268,9 @@ def test_a_direction_the_source_states_elsewhere_is_not_turned_round() -> None:
     sentence = "盘中窄幅震荡运行，最高点报每克225.75元，最低点报每克223.7元[1]。"
     assert kinds(sentence, source) == []
     assert kinds("转级需在第 4 课时结束前提出[1]。", "转级需在本级别第 4 课时结束前提出。") == []
+
+
+def test_a_duty_the_source_says_there_is_none_of_is_turned_round() -> None:
+    source = "学员可以从任意级别开始学习，不要求从入门级开始，也没有必须逐级报读的规定。"
+    assert "modality_mismatch" in kinds("是的，学员必须从入门级开始逐级报读[1]。", source)
+    assert "modality_mismatch" not in kinds("学员不必从入门级开始报读[1]。", source)
