@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.check.citations import check
+from rag.check.citations import check, sentences
 from rag.check.entities import Grounds, missing_names, named_things
 from rag.check.modality import flipped
 from rag.check.zh_names import zh_names
@@ -274,3 +274,10 @@ def test_a_duty_the_source_says_there_is_none_of_is_turned_round() -> None:
     source = "学员可以从任意级别开始学习，不要求从入门级开始，也没有必须逐级报读的规定。"
     assert "modality_mismatch" in kinds("是的，学员必须从入门级开始逐级报读[1]。", source)
     assert "modality_mismatch" not in kinds("学员不必从入门级开始报读[1]。", source)
+
+
+def test_an_initial_does_not_end_a_sentence() -> None:
+    """ "the U.S. trade deficit" is one sentence: cut at "U.S." its first half would be judged
+    (and its names blamed) on its own."""
+    text = "According to the report, the U.S. trade deficit rose to 859 billion [1]."
+    assert [s.text for s in sentences(text)] == [text]
