@@ -2,19 +2,31 @@
 
 A quantity is grounded by the amounts its cited sources write (a rank, "第三次" or "Level 3",
 also by their ranks and list numbering), by the question's numbers ("还剩 12 课时"), by the
-result of a correct calculation written in the answer, or as a duration its sources or the
-question state in another unit ("1 year" from "12 months", :mod:`rag.check.durations`). The
+result of a correct calculation written in the answer, as a duration its sources or the
+question state in another unit ("1 year" from "12 months", :mod:`rag.check.durations`), or as
+the sum or difference of two grounded amounts of its sentence ("比流利级的 4800 元贵 800 元"). The
 stated result of a wrong calculation is not blamed twice: ``wrong_arithmetic`` names it.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag.check.arithmetic import Calculation
 from rag.check.durations import converted
 from rag.check.numbers import Quantity
+
+MIN_DERIVED = 10
+MAX_DERIVED_FROM = 3
+"""More amounts than this in a sentence, and some pair adds up to almost anything."""
+_COMPARES = re.compile(
+    r"比|贵|便宜|差|共|合计|总计|加上|\b(?:than|difference|total|sum|plus|together|combined)\b",
+    re.IGNORECASE,
+)
+"""Words of a sentence that compares two amounts or adds them up."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +61,26 @@ def ungrounded(
     if not missing:
         return missing
     held = given.durations | durations()
-    return [q for q in missing if q.ordinal or not converted(q, plain, held)]
+    missing = [q for q in missing if q.ordinal or not converted(q, plain, held)]
+    stated = [q for q in quantities if q not in missing and not q.ordinal]
+    return [q for q in missing if q.ordinal or not _derived(q, stated, plain)]
+
+
+def _derived(quantity: Quantity, stated: Sequence[Quantity], plain: str) -> bool:
+    """Whether ``quantity`` is the sum or difference of two grounded amounts of the same
+    sentence, written without the formula ("5600 元，比流利级的 4800 元贵 800 元"): only in a
+    sentence that compares or totals few amounts, and only for amounts of at least MIN_DERIVED
+    (a small number is the difference of some pair far too often to tell anything)."""
+    values = [v for q in stated for v in q.values]
+    if not _COMPARES.search(plain) or len(values) > MAX_DERIVED_FROM:
+        return False
+    return any(
+        target >= MIN_DERIVED and math.isclose(target, result)
+        for i, a in enumerate(values)
+        for b in values[i + 1 :]
+        for result in (a + b, abs(a - b))
+        for target in quantity.values
+    )
 
 
 def _grounded(quantity: Quantity, allowed: frozenset[float], calcs: Sequence[Calculation]) -> bool:

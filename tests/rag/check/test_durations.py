@@ -1,4 +1,4 @@
-"""A duration converted to another unit is grounded by its source; an inexact one is not."""
+"""Amounts grounded in another form: in another unit, or a difference without its formula."""
 
 from __future__ import annotations
 
@@ -48,3 +48,21 @@ def test_dates_are_not_durations() -> None:
     text = "2024 年 3 月起执行，保修 2 年。"
     assert [unit_of(q, text) for q in quantities(text)] == [None, None, "year"]
     assert durations("自 2024 年 3 月 1 日起") == frozenset()
+
+
+def test_a_difference_stated_without_its_formula_is_grounded() -> None:
+    """ "比流利级的 4800 元贵 800 元": 800 = 5600 − 4800, both amounts grounded, in a sentence
+    that compares them."""
+    source = "| 流利级 | 4800 元 |\n| 商务级 | 5600 元 |"
+    answer = "商务级课程费 5600 元，比流利级的 4800 元贵 800 元[1]。"
+    assert check(answer, [make_hit(source)], question="差多少？").problems == ()
+    wrong = "商务级课程费 5600 元，比流利级的 4800 元贵 900 元[1]。"
+    kinds = [p.kind for p in check(wrong, [make_hit(source)], question="差多少？").problems]
+    assert kinds == ["ungrounded_number"]
+
+
+def test_a_sum_of_amounts_is_not_read_into_a_sentence_that_does_not_add_them() -> None:
+    source = "流利级 4800 元，商务级 5600 元。"
+    answer = "流利级 4800 元，商务级 5600 元，学员人数 800 人[1]。"
+    kinds = [p.kind for p in check(answer, [make_hit(source)], question="多少？").problems]
+    assert kinds == ["ungrounded_number"]
