@@ -14,6 +14,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rag.check.answer_text import Sentence
 from rag.check.numbers import Quantity
@@ -39,9 +40,13 @@ def _fold(text: str) -> str:
     return "".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
-def table_rows(text: str) -> list[list[Row]]:
-    """The body rows of each Markdown table in ``text``, labelled by their first cell."""
-    tables: list[list[Row]] = []
+@lru_cache(maxsize=256)
+def table_rows(text: str) -> tuple[tuple[Row, ...], ...]:
+    """The body rows of each Markdown table in ``text``, labelled by their first cell; read
+    once per source, not once per number that cites it."""
+    if "|" not in text:
+        return ()
+    tables: list[tuple[Row, ...]] = []
     lines = text.splitlines()
     for index, line in enumerate(lines):
         if not _SEPARATOR.match(line.strip()) or index == 0 or "|" not in lines[index - 1]:
@@ -53,8 +58,8 @@ def table_rows(text: str) -> list[list[Row]]:
             cells = [cell.strip() for cell in body.strip().strip("|").split("|")]
             if len(_fold(cells[0])) >= MIN_LABEL_CHARS:
                 rows.append(Row(cells[0], _fold(cells[0]), number_values(" ".join(cells[1:]))))
-        tables.append(rows)
-    return tables
+        tables.append(tuple(rows))
+    return tuple(tables)
 
 
 def misplaced(
