@@ -15,7 +15,8 @@ casefolding; a multi-word English name is grounded when each of its words is (so
 "Charles II's restoration" for "the restoration of Charles II"), and a word matches by its
 stem too ("British" ↔ "Britain" does not, "Americans" ↔ "American" does). Known variants
 count: an acronym and the name it stands for ("HR" / "Human Resources", "U.S." / "United
-States"), and a compound joined another way ("Wi-Fi" / "WiFi", "PowerPoint" / "Power Point").
+States"), an acronym with or without its dots ("BC" / "B.C."), and a compound joined another
+way ("Wi-Fi" / "WiFi", "PowerPoint" / "Power Point", "Super Bowl" / "superbowl").
 """
 
 from __future__ import annotations
@@ -168,6 +169,15 @@ class Grounds:
             return False
         return any(joined in text for text in self._joined())
 
+    def joins(self, run: str) -> bool:
+        """Whether the texts write a run of capitalised words as one word: "Super Bowl" /
+        "superbowl", "Hunter Girl" / "HunterGirl"."""
+        joined = _JOINER.sub("", _fold(run))
+        return len(joined) >= MIN_JOINED and any(
+            re.search(rf"(?<![a-z0-9]){re.escape(joined)}(?![a-z0-9])", text)
+            for text in self._folded
+        )
+
     def _joined(self) -> list[str]:
         if self._joined_texts is None:
             self._joined_texts = [_JOINER.sub("", text) for text in self._folded]
@@ -209,6 +219,8 @@ class Grounds:
             return True  # "Wi-Fi" / "WiFi", "PowerPoint" / "Power Point"
         if _ACRONYM_WORD.fullmatch(thing) and thing.rstrip("s") in self.short_forms()[1]:
             return True  # "HR" where the source writes "Human Resources"
+        if _ACRONYM_WORD.fullmatch(thing) and thing in self.short_forms()[0]:
+            return True  # "BC" where the source writes "B.C."
         if self._stems is None:
             self._stems = frozenset().union(*(content_words(t, "en") for t in self._folded))
         return all(self._near(stem) for stem in content_words(thing, "en"))
@@ -237,6 +249,9 @@ def missing_names(sentence: str, language: Language, grounds: Grounds) -> list[s
             for initials, words in _spellings(run.group()).items():
                 if initials in written:
                     missing = [thing for thing in missing if thing not in words]
+    for run in _NAME_RUN.finditer(sentence) if missing else ():
+        if grounds.joins(run.group()):
+            missing = [thing for thing in missing if thing not in run.group().split()]
     for spelled, acronym in _ACRONYM.findall(sentence) if missing else ():
         words = spelled.split()
         if grounds.name(acronym) or all(grounds.name(word) for word in words):

@@ -117,6 +117,7 @@ def test_a_transliterated_name_is_named_whole_where_jieba_cuts_it() -> None:
         ("Contact the HR team.", "Contact the Human Resources team."),
         ("Contact the Human Resources team.", "Contact the HR team."),
         ("The ICJ ruled on it.", "The International Court of Justice ruled on it."),
+        ("The city fell in 539 BC.", "The city fell in 539 B.C."),
     ],
 )
 def test_an_acronym_written_apart_from_its_name_grounds_it(sentence: str, source: str) -> None:
@@ -136,6 +137,8 @@ def test_an_acronym_of_other_words_grounds_nothing() -> None:
         ("Connect to the Wi-Fi network.", "Connect to the WiFi network."),
         ("Connect to the WiFi network.", "Connect to the Wi-Fi network."),
         ("Use the PowerPoint template.", "Use the Power Point template."),
+        ("They won the Super Bowl in 1996.", "Dallas won its last superbowl in 1996."),
+        ("The oldest was Hunter Girl.", "The oldest was HunterGirl."),
     ],
 )
 def test_a_compound_name_joined_another_way_is_the_same_name(sentence: str, source: str) -> None:
@@ -145,6 +148,7 @@ def test_a_compound_name_joined_another_way_is_the_same_name(sentence: str, sour
 def test_a_compound_name_is_not_grounded_by_other_words() -> None:
     grounds = Grounds(["Use the Keynote template."])
     assert missing_names("Use the PowerPoint template.", "en", grounds) == ["PowerPoint"]
+    assert "Bowl" in missing_names("They won the Super Bowl.", "en", Grounds(["a superb owl"]))
 
 
 def test_a_sentence_too_short_to_judge_by_its_words_still_has_its_names_checked() -> None:
