@@ -17,9 +17,10 @@ The labelled set is built at run time, deterministically (fixed seed), from two 
 
 The offline extractive answerer's reply to each question over the same hits is added as a
 correct answer too. Every correct answer (from either place) also yields faulty variants: a
-number altered, a number invented, a reference to a source that doesn't exist, wrong
-arithmetic, the citation moved to another retrieved source (cmrc only, see
-``HAND_WRITTEN_ONLY``), the last sentence's citation dropped.
+number altered, a number swapped for another that the source counts in the same unit, a number
+invented, a reference to a source that doesn't exist, wrong arithmetic, the citation moved to
+another retrieved source (cmrc only, see ``HAND_WRITTEN_ONLY``), the last sentence's citation
+dropped.
 
 Run: ``.venv/bin/python -m bench.checker [--queries 150] [--seed 2026] [--verbose]``
 """

@@ -13,7 +13,8 @@ import re
 from collections.abc import Callable, Sequence
 
 from rag.check.citations import sentences
-from rag.check.numbers import key, quantities
+from rag.check.numbers import key, normalise_digits, quantities, source_quantities
+from rag.check.restated import counted
 from rag.check.source_numbers import number_values
 from rag.language import detect_language
 from rag.markers import MARKER
@@ -23,6 +24,7 @@ Maker = Callable[[str, Sequence[Hit], str, random.Random], str | None]
 
 EXPECTED_KIND: dict[str, str | None] = {
     "altered_number": "ungrounded_number",
+    "swapped_number": "misattributed_number",
     "invented_number": "ungrounded_number",
     "unknown_reference": "unknown_reference",
     "wrong_arithmetic": "wrong_arithmetic",
@@ -107,6 +109,37 @@ def alter_number(answer: str, hits: Sequence[Hit], question: str, rng: random.Ra
     if digit is None:
         return None
     return answer[: quantity.start] + ZH_DIGITS[digit] + answer[quantity.start + run.end() :]
+
+
+def swap_number(answer: str, hits: Sequence[Hit], question: str, rng: random.Random) -> str | None:
+    """A number replaced by another that the sources count in the same unit ("转班两次" ->
+    "转班三次" where the source also says "3 个工作日"): grounded, but not what the source says
+    about this."""
+    language = detect_language(answer)
+    masked = normalise_digits(_mask(answer))
+    mine = [
+        (q, number)
+        for q in quantities(masked)
+        for number in counted([q], masked, language)
+        if q.text[0].isdigit() and not _CALC_NEAR.search(masked[max(0, q.start - 12) : q.end + 12])
+    ]
+    avoid = _taken([], question).union(*(number.values for _, number in mine))
+    options = [
+        (q, value)
+        for q, number in mine
+        for hit in hits
+        for theirs in counted(source_quantities(hit.chunk.text), hit.chunk.text, language)
+        if theirs.unit == number.unit
+        for value in theirs.values
+        if value == int(value) and value not in avoid
+    ]
+    if not options:
+        return None
+    q, value = rng.choice(sorted(set(options), key=lambda option: (option[0].start, option[1])))
+    digits = _ARABIC.match(answer, q.start)
+    if digits is None:
+        return None
+    return answer[: q.start] + str(int(value)) + answer[digits.end() :]
 
 
 def _insertion_point(answer: str, marker: re.Match[str]) -> int:
@@ -227,6 +260,7 @@ def uncited_claim(
 
 FAULTS: dict[str, Maker] = {
     "altered_number": alter_number,
+    "swapped_number": swap_number,
     "invented_number": invent_number,
     "unknown_reference": unknown_reference,
     "wrong_arithmetic": wrong_arithmetic,

@@ -52,6 +52,7 @@ from rag.check.durations import durations
 from rag.check.number_grounds import Given, ungrounded
 from rag.check.numbers import Quantity, quantities
 from rag.check.problem_texts import ProblemTexts
+from rag.check.restated import swapped
 from rag.check.source_numbers import number_readings, number_values
 from rag.check.table_rows import misplaced
 from rag.language import Language, detect_language
@@ -193,6 +194,7 @@ def check(
         missing = sources.ungrounded(amounts, sentence.plain, calcs[index], refs, asked)
         grounded = [q for q in amounts if q not in missing and not q.ordinal]
         problems += misplaced(sentence, grounded, sources.texts(refs), say)
+        problems += swapped(sentence, grounded, refs, claims, asked.numbers | produced, say)
         if missing:
             shown = tuple(refs) if cited_anywhere else ()
             problems.append(_number_problem(sentence, missing, sources.texts(shown), say))

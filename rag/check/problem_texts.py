@@ -113,6 +113,14 @@ class ProblemTexts:
             f"sentence gives it to “{subject}”"
         )
 
+    def swapped(self, shown: str, ref: int, instead: Sequence[str]) -> str:
+        """A number the cited passage's own statement of the sentence gives otherwise."""
+        if self._zh:
+            said = "」「".join(instead)
+            return f"回答写「{shown}」，所引资料 [{ref}] 说同一件事的地方写的是「{said}」"
+        said = "”, “".join(instead)
+        return f"the answer says “{shown}”, where [{ref}] says the same thing with “{said}”"
+
     def arithmetic(self, calc: Calculation) -> str:
         stated = format_number(calc.sides[calc.wrong_at or 0])
         expected = format_number(calc.expected)

@@ -111,6 +111,13 @@ class Window:
     stems: frozenset[str] = frozenset()
     folded: str = ""
 
+    @classmethod
+    def of(cls, text: str, language: Language) -> Window:
+        """``text`` read whole as one window."""
+        if language == "zh":
+            return cls(text, language, folded=_fold(text))
+        return cls(text, language, content_words(text, language))
+
     def held(self, wanted: frozenset[str]) -> frozenset[str]:
         if self.language == "zh":
             return frozenset(word for word in wanted if word in self.folded)

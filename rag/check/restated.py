@@ -1,0 +1,118 @@
+"""A number taken from another sentence of the cited passage: "每个级别最多可免费转班三次" where
+the passage says "最多可免费转班两次" and, elsewhere, "至少 3 个工作日".
+
+The number rule grounds 3 (the passage has it) and word coverage passes the sentence; what
+gives it away is the passage's own sentence that says the same thing with another number of the
+same kind. For each number a sentence grounds in its cited sources (not in the question, not as
+the result of its own arithmetic): when the window of the passage that restates the sentence
+(at least :data:`MIN_RESTATED` of its content words, :mod:`rag.check.support`) does not hold the
+number but holds another one counted in the same unit ("两次" for "三次", "3 working days" for
+"10 working days"), the number is misattributed.
+
+A number counts in a unit when one follows it: a Chinese unit or classifier ("次", "个工作日",
+"元"; dates excepted: "3 月" is March) or the English word right after it ("days", "CNY"). A
+number without one is left to the number rule: "3" alone could be anything.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rag.check.answer_text import Sentence
+from rag.check.claims import ClaimSources
+from rag.check.numbers import UNITS, Quantity, normalise_digits, source_quantities
+from rag.check.problem_texts import ProblemTexts
+from rag.check.source_numbers import number_values
+from rag.check.support import MIN_CONTENT_WORDS, Window, content_words, coverage, source_sentences
+from rag.language import Language, detect_language
+from rag.problems import Problem
+
+MIN_RESTATED = 0.7
+"""Share of the sentence's content words a window must hold to be the passage's own statement
+of it. On attrib-tune (``python -m rag check-eval``) 0.5 adds one AttributionBench false alarm
+(an age list whose window states another person's age) for one catch; 0.7 adds none."""
+_DATE_UNITS = frozenset({"年", "月", "日", "号"})
+_EN_AFTER = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
+
+
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """A number with the unit it counts in."""
+
+    values: frozenset[float]
+    unit: str
+    shown: str
+
+
+def _unit(quantity: Quantity, text: str, language: Language) -> Counted | None:
+    if language == "zh" or not quantity.text.isascii():
+        unit = next((u for u in UNITS if quantity.text.endswith(u)), None)
+        if unit is None or unit in _DATE_UNITS:
+            return None
+        return Counted(quantity.values, unit, quantity.text.replace(" ", ""))
+    after = _EN_AFTER.match(text, quantity.end)
+    stems = content_words(after.group(1), "en") if after else frozenset()
+    if not after or len(stems) != 1:
+        return None
+    return Counted(quantity.values, next(iter(stems)), text[quantity.start : after.end()].strip())
+
+
+def counted(quantities: Sequence[Quantity], text: str, language: Language) -> list[Counted]:
+    """The ``quantities`` of ``text`` that count in a unit, with it ("三次", "10 working")."""
+    found = (None if q.ordinal else _unit(q, text, language) for q in quantities)
+    return [number for number in found if number is not None]
+
+
+@lru_cache(maxsize=256)
+def _amounts(text: str) -> frozenset[float]:
+    return number_values(text)
+
+
+@lru_cache(maxsize=1024)
+def _window_counts(text: str, language: Language) -> tuple[Counted, ...]:
+    text = normalise_digits(text)
+    return tuple(counted(source_quantities(text), text, language))
+
+
+def swapped(
+    sentence: Sentence,
+    grounded: Sequence[Quantity],
+    refs: Sequence[int],
+    claims: ClaimSources,
+    given: frozenset[float],
+    say: ProblemTexts,
+) -> list[Problem]:
+    """A problem for each number of ``sentence`` (``grounded`` by its sources; ``given``: the
+    question's numbers and the answer's own results) that the passage restating the sentence
+    counts differently."""
+    language = detect_language(sentence.plain)
+    text = normalise_digits(sentence.plain)
+    said = frozenset().union(*(q.values for q in grounded))
+    mine = [c for c in counted(grounded, text, language) if not c.values & given]
+    if mine:  # written in a cited source, not derived ("贵 800 元") nor converted ("1 year")
+        written = frozenset().union(*(_amounts(claims.text(ref)) for ref in refs))
+        mine = [c for c in mine if c.values & written]
+    wanted = content_words(sentence.plain, language)
+    if not mine or len(wanted) < MIN_CONTENT_WORDS:
+        return []
+    problems = []
+    for ref in refs:
+        if claims.language(ref) != language:
+            continue
+        window = claims.passage(ref, language).best(wanted)
+        if coverage(wanted, window.held(wanted)) < MIN_RESTATED:
+            continue
+        lines = (Window.of(piece, language) for piece in source_sentences(window.text))
+        line = max(lines, key=lambda w: len(w.held(wanted)))
+        theirs = _window_counts(line.text, language)
+        for number in mine:
+            same = [c for c in theirs if c.unit == number.unit]
+            if any(c.values & number.values for c in same) or all(c.values & said for c in same):
+                continue  # the line says it too, or says only what the sentence also says
+            instead = [c.shown for c in same if not c.values & said]
+            message = say.swapped(number.shown, ref, instead)
+            problems.append(Problem("misattributed_number", message, sentence.text, (ref,)))
+    return list(dict.fromkeys(problems))

@@ -1,0 +1,59 @@
+"""A number taken from another sentence of the cited passage is flagged when the passage's own
+statement of the sentence counts the same thing with another number; faithful numbers, and
+numbers the passage's statement doesn't count, pass."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.check.citations import check
+from tests.rag.factories import make_hit
+
+TRANSFER = (
+    "每个级别最多可免费转班两次，从第三次起每次收取 100 元服务费。"
+    "转班申请需在目标班级下一次上课前至少 3 个工作日提交。"
+)
+LEAVE = (
+    "Submit requests in the HR portal at least 10 working days in advance for leave of three "
+    "days or more, and at least 2 working days in advance for shorter leave. Your line manager "
+    "approves or declines within 3 working days."
+)
+FEES = "单独报读流利级的课程费为 4800 元。每个级别另收教材费 280 元，教材发放后不予退还。"
+
+
+def problems(answer: str, source: str, question: str = "?") -> list[tuple[str, str]]:
+    report = check(answer, [make_hit(source)], question=question)
+    return [(p.kind, p.message) for p in report.problems]
+
+
+def test_a_count_from_another_sentence_of_the_passage_is_misattributed() -> None:
+    [(kind, message)] = problems("每个级别最多可免费转班三次[1]。", TRANSFER)
+    assert kind == "misattributed_number"
+    assert message == "回答写「三次」，所引资料 [1] 说同一件事的地方写的是「两次」"
+    [(kind, message)] = problems("Your line manager approves within 2 working days [1].", LEAVE)
+    assert kind == "misattributed_number"
+    assert message == (
+        "the answer says “2 working”, where [1] says the same thing with “3 working”"
+    )
+
+
+@pytest.mark.parametrize(
+    ("answer", "source"),
+    [
+        ("每个级别最多可免费转班两次[1]。", TRANSFER),
+        ("Your line manager approves or declines within 3 working days [1].", LEAVE),
+        # two claims in one sentence: the best line restates one of them
+        ("单独报读流利级的课程费为 4800 元[1]，另加教材费 280 元[1]。", FEES),
+        # the line's other number is said too ("10 … and 2 working days")
+        ("Ask 10 working days ahead for long leave and 2 working days ahead otherwise [1].", LEAVE),
+    ],
+)
+def test_a_number_the_passage_gives_for_the_same_thing_passes(answer: str, source: str) -> None:
+    assert problems(answer, source) == []
+
+
+def test_a_number_from_the_question_or_the_answers_arithmetic_is_not_the_passages() -> None:
+    """ "还剩 3 次" comes from the asker; the line's "两次" says what the rule allows."""
+    assert problems("你还剩 3 次，每个级别最多可免费转班两次[1]。", TRANSFER, "我还剩 3 次") == []
+    derived = "商务级 5600 元，比流利级的 4800 元贵 800 元[1]。"
+    assert problems(derived, "| 流利级 | 4800 元 |\n| 商务级 | 5600 元 |\n教材费 280 元。") == []
