@@ -9,6 +9,9 @@ the result of its own arithmetic): when the window of the passage that restates 
 number but holds another one counted in the same unit ("两次" for "三次", "3 working days" for
 "10 working days"), the number is misattributed.
 
+The same goes for a number of another unit of time: "5 hours" where that sentence says
+"5 minutes" (the number is grounded, its unit is not).
+
 A number counts in a unit when one follows it: a Chinese unit or classifier ("次", "个工作日",
 "元"; dates excepted: "3 月" is March) or the English word right after it ("days", "CNY"). A
 number without one is left to the number rule: "3" alone could be anything.
@@ -23,7 +26,8 @@ from functools import lru_cache
 
 from rag.check.answer_text import Sentence
 from rag.check.claims import ClaimSources
-from rag.check.numbers import UNITS, Quantity, normalise_digits, source_quantities
+from rag.check.durations import unit_of
+from rag.check.numbers import UNITS, Quantity, normalise_digits, quantities, source_quantities
 from rag.check.problem_texts import ProblemTexts
 from rag.check.source_numbers import number_values
 from rag.check.support import MIN_CONTENT_WORDS, Window, content_words, coverage, source_sentences
@@ -77,6 +81,31 @@ def _window_counts(text: str, language: Language) -> tuple[Counted, ...]:
     return tuple(counted(source_quantities(text), text, language))
 
 
+def _retimed(
+    sentence: Sentence, text: str, line: str, ref: int, say: ProblemTexts
+) -> list[Problem]:
+    """ "5 hours" where the line restating the sentence says "5 minutes": the number is grounded,
+    its unit of time is not (:func:`rag.check.durations.unit_of` reads units of time)."""
+    language = detect_language(text)
+    line = normalise_digits(line)
+    theirs = [(q, unit_of(q, line)) for q in source_quantities(line) if not q.ordinal]
+    problems = []
+    for quantity in quantities(text):
+        unit = None if quantity.ordinal else unit_of(quantity, text)
+        units = {other for q, other in theirs if other and q.values & quantity.values}
+        if unit is None or not units or unit in units:
+            continue
+        instead = [_shown(q, line, language) for q, other in theirs if other in units]
+        message = say.swapped(_shown(quantity, text, language), ref, instead)
+        problems.append(Problem("misattributed_number", message, sentence.text, (ref,)))
+    return problems
+
+
+def _shown(quantity: Quantity, text: str, language: Language) -> str:
+    number = _unit(quantity, text, language)
+    return number.shown if number else text[quantity.start : quantity.end]
+
+
 def swapped(
     sentence: Sentence,
     grounded: Sequence[Quantity],
@@ -108,6 +137,7 @@ def swapped(
         lines = (Window.of(piece, language) for piece in source_sentences(window.text))
         line = max(lines, key=lambda w: len(w.held(wanted)))
         theirs = _window_counts(line.text, language)
+        problems += _retimed(sentence, text, line.text, ref, say)
         for number in mine:
             same = [c for c in theirs if c.unit == number.unit]
             if any(c.values & number.values for c in same) or all(c.values & said for c in same):

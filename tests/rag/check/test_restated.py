@@ -57,3 +57,15 @@ def test_a_number_from_the_question_or_the_answers_arithmetic_is_not_the_passage
     assert problems("你还剩 3 次，每个级别最多可免费转班两次[1]。", TRANSFER, "我还剩 3 次") == []
     derived = "商务级 5600 元，比流利级的 4800 元贵 800 元[1]。"
     assert problems(derived, "| 流利级 | 4800 元 |\n| 商务级 | 5600 元 |\n教材费 280 元。") == []
+
+
+def test_the_same_number_of_another_unit_of_time_is_misattributed() -> None:
+    source = "Laptops lock automatically after 5 minutes without use."
+    [(kind, message)] = problems(
+        "Laptops lock automatically after 5 hours without use [1].", source
+    )
+    assert kind == "misattributed_number"
+    assert message == "the answer says “5 hours”, where [1] says the same thing with “5 minutes”"
+    [(kind, message)] = problems("电脑闲置 5 小时后自动锁屏[1]。", "电脑闲置 5 分钟后自动锁屏。")
+    assert message == "回答写「5小时」，所引资料 [1] 说同一件事的地方写的是「5分钟」"
+    assert problems("电脑闲置五分钟后自动锁屏[1]。", "电脑闲置 5 分钟后自动锁屏。") == []
