@@ -14,7 +14,9 @@ park here" nothing against "you can cancel the course"). A window that states ne
 nothing about it (coverage judges that), and one that states both is left alone.
 
 English "may" is not read as permission: in prose it says what is possible ("people may not
-realise…"), and reading it as a permission flagged faithful sentences on the tuning set.
+realise…"), and reading it as a permission flagged faithful sentences on the tuning set. "You
+may" is: addressed to the reader it grants something ("You may share your password with IT"
+against "Never share your password"), and it changed no decision on the tuning set.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ MODALS = (
         "permission",
         _pattern(
             r"(?<![不])(?:可以|允许|能够|可(?=[在于向]|免费|申请|结转|享受|获得|报销|办理))"
-            r"|\bcan\b(?!\s*not)|\b(?:is|are) allowed\b"
+            r"|\bcan\b(?!\s*not)|\b(?:is|are) allowed\b|\byou\s+may\b(?!\s+not)"
         ),
         _pattern(
             r"不可以|不能|不可|不允许|不准|禁止|不得|不接受|不受理|不予"
