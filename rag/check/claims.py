@@ -25,7 +25,7 @@ from rag.check.direction import turned
 from rag.check.entities import Grounds, missing_names
 from rag.check.modality import flipped
 from rag.check.polarity import opposite
-from rag.check.support import MIN_CONTENT_WORDS, Passage, content_words, coverage
+from rag.check.support import MIN_CONTENT_WORDS, Passage, Window, content_words, coverage
 from rag.language import Language, detect_language
 from rag.results import Hit
 
@@ -55,6 +55,7 @@ class ClaimSources:
     _passages: dict[tuple[int, Language], Passage] = field(default_factory=dict)
     _languages: dict[int, Language] = field(default_factory=dict)
     _grounds: dict[tuple[int, ...], Grounds] = field(default_factory=dict)
+    _best: dict[tuple[int, Language, frozenset[str]], Window] = field(default_factory=dict)
 
     def language(self, n: int) -> Language:
         if n not in self._languages:
@@ -69,6 +70,13 @@ class ClaimSources:
         if (n, language) not in self._passages:
             self._passages[n, language] = Passage(self.text(n), language)
         return self._passages[n, language]
+
+    def best(self, n: int, language: Language, wanted: frozenset[str]) -> Window:
+        """The window of source ``n`` holding most of ``wanted`` (asked by more than one rule)."""
+        key = (n, language, wanted)
+        if key not in self._best:
+            self._best[key] = self.passage(n, language).best(wanted)
+        return self._best[key]
 
     def grounds(self, refs: Sequence[int]) -> Grounds:
         """The question and the sources ``refs``, folded once per answer, not per sentence."""
@@ -94,7 +102,7 @@ def judge(
     names = tuple(missing_names(plain, language, sources.grounds(refs)))
     if len(wanted) < MIN_CONTENT_WORDS or calculates:
         return Finding(1.0, missing_names=names)
-    best = [sources.passage(n, language).best(wanted) for n in refs]
+    best = [sources.best(n, language, wanted) for n in refs]
     support = coverage(wanted, frozenset().union(*(window.held(wanted) for window in best)))
     window = max(best, key=lambda window: len(window.held(wanted))).text if best else ""
     return Finding(

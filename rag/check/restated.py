@@ -131,7 +131,7 @@ def swapped(
     for ref in refs:
         if claims.language(ref) != language:
             continue
-        window = claims.passage(ref, language).best(wanted)
+        window = claims.best(ref, language, wanted)
         if coverage(wanted, window.held(wanted)) < MIN_RESTATED:
             continue
         lines = (Window.of(piece, language) for piece in source_sentences(window.text))
