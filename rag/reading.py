@@ -55,11 +55,12 @@ def features(text: str) -> list[str]:
 SENTENCE_END = re.compile(
     r"[。！？；!?]+[”’」』）)\"']*"
     r"|(?<!\bNo)(?<!\bno)(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bapprox)(?<!\b[A-Z])"
-    r"\.(?=\s|$)[”’\"')]*"
+    r"\.(?=\s*$|\s+(?![a-z])|[”’\"')])[”’\"')]*"
 )
 """Where a sentence ends: Chinese full stops and the like anywhere, a "." only before a space
 or the end (so 3.5 stays whole) and not after No., e.g., i.e., vs., approx. or an initial
-("the U.S. trade deficit", "J. K. Rowling")."""
+("the U.S. trade deficit", "J. K. Rowling"), nor before a lowercase word: a sentence does not
+start with one, an abbreviation goes on ("peanut butter etc. and have a few gift cards")."""
 
 
 def sentence_pieces(line: str) -> list[str]:

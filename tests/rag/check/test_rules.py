@@ -286,3 +286,13 @@ def test_an_initial_does_not_end_a_sentence() -> None:
     (and its names blamed) on its own."""
     text = "According to the report, the U.S. trade deficit rose to 859 billion [1]."
     assert [s.text for s in sentences(text)] == [text]
+
+
+def test_a_lowercase_word_after_a_full_stop_goes_on_with_the_sentence() -> None:
+    """ "etc. and have a few gift cards" is one sentence: cut at "etc." its tail would be judged
+    on its own; a capitalised word after a full stop still starts the next sentence."""
+    text = "Keep granola bars, peanut butter etc. and a few gift cards [1]. Then drive on [1]."
+    assert [s.text for s in sentences(text)] == [
+        "Keep granola bars, peanut butter etc. and a few gift cards [1].",
+        "Then drive on [1].",
+    ]
