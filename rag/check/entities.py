@@ -50,6 +50,12 @@ _OPENERS = re.compile(r"(?:[.!?:;(\[\"“*•-]|\n)\s*$")
 _OPENER_LOOKBACK = 4
 _TITLE_LABEL = re.compile(r"^[^:：]{1,60}[:：]\s")
 """A list item's bold title ("Signal Conditioning: a circuit …") repeats the question's terms."""
+_ATTRIBUTION = re.compile(
+    r"^\s*(?i:according\s+to|as\s+(?:reported|stated|noted)\s+by)\s+(?:[Tt]he\s+)?"
+    r"[A-Z][\w.&'’-]*(?:\s+[A-Z][\w.&'’-]*)*"
+)
+"""Who the sentence says it is quoting ("According to The Balance, …"): a web page's excerpt
+seldom names its own publisher, and the claim after it is checked on its own terms."""
 _NOT_A_CODE = re.compile(r"\d+(?:st|nd|rd|th|s)", re.IGNORECASE)
 """22nd, 1990s: a rank or a decade (the number rule reads those), not a code."""
 _INFLECTION = re.compile(r"['’]s?$|(?:-[a-z]+)+$")
@@ -130,7 +136,7 @@ def _en_names(text: str) -> list[str]:
 
 def named_things(sentence: str, language: Language) -> list[str]:
     """The specific things ``sentence`` names, in order, without repeats."""
-    sentence = _TITLE_LABEL.sub("", sentence)
+    sentence = _ATTRIBUTION.sub("", _TITLE_LABEL.sub("", sentence))
     found = [next(part for part in match.groups() if part) for match in _QUOTED.finditer(sentence)]
     if language == "zh":
         found += [*_zh_names(sentence), *_latin_names(sentence)]

@@ -125,6 +125,17 @@ def test_an_acronym_written_apart_from_its_name_grounds_it(sentence: str, source
     assert missing_names(sentence, "en", Grounds([source])) == []
 
 
+def test_the_publisher_a_sentence_quotes_is_not_a_claim_its_source_must_name() -> None:
+    """An excerpt seldom names its own publisher; the names in the claim still count."""
+    grounds = Grounds(["The U.S. trade deficit increased to $859.1 billion in 2021."])
+    sentence = "According to The Balance, the U.S. trade deficit rose in 2021."
+    assert missing_names(sentence, "en", grounds) == []
+    assert missing_names("According to Reuters, the Canadian deficit rose.", "en", grounds) == [
+        "Canadian"
+    ]
+    assert missing_names("The Balance says the deficit rose.", "en", grounds) == ["Balance"]
+
+
 def test_an_acronym_of_other_words_grounds_nothing() -> None:
     grounds = Grounds(["Contact the Help Desk team."])
     assert missing_names("Contact the HR team.", "en", grounds) == ["HR"]
