@@ -143,8 +143,9 @@ class ProblemTexts:
             shown = "".join(f"「{name}」" for name in names)
             return f"{shown}不在所引资料 {_markers(refs)} 里，也不在问题里：「{excerpt(sentence)}」"
         shown = ", ".join(f"“{name}”" for name in names)
+        verb = "appears" if len(names) == 1 else "appear"
         return (
-            f"{shown} appears in neither the cited source {_markers(refs)} nor the question: "
+            f"{shown} {verb} in neither the cited source {_markers(refs)} nor the question: "
             f"“{excerpt(sentence)}”"
         )
 

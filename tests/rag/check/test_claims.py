@@ -85,6 +85,10 @@ def test_an_english_name_missing_from_the_source_gets_an_english_message() -> No
     report = check("Rebecca Smith sings the songs in Crazy Ex-Girlfriend [1].", [make_hit(source)])
     assert [p.kind for p in report.problems] == ["ungrounded_name"]
     assert report.problems[0].message.startswith("“Smith” appears in neither the cited source")
+    report = check(
+        "The songs are sung by Joan Smith in Crazy Ex-Girlfriend [1].", [make_hit(source)]
+    )
+    assert report.problems[0].message.startswith("“Joan”, “Smith” appear in neither the cited")
 
 
 def test_english_names_match_across_inflection_and_demonyms() -> None:
