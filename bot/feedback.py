@@ -62,6 +62,9 @@ class Vote:
     scope: str | None = None
     """The asker's scope key; ``None`` for an answer whose buttons don't say (not withdrawn)."""
     asker: str = ""
+    digest: str = ""
+    """The question's :func:`rag.question_digest`: which answer to withdraw when the buttons
+    could only carry the question shortened."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +151,7 @@ class Feedback:
                 index_version=vote.index_version,
                 text_hash=vote.text_hash,
                 by=by,
+                digest=vote.digest or None,
             )
         line = {"event": "withdrawn", "answer": vote.answer, "down": len(downs)}
         logger.info("%s", json.dumps({**line, "question_hash": question_hash(vote.question)}))

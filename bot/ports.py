@@ -75,7 +75,14 @@ class Withdrawer(Protocol):
     """The answer core's side of two 👎 (:meth:`rag.Pipeline.withdraw`)."""
 
     async def withdraw(
-        self, question: str, *, scope: str, index_version: str, text_hash: str, by: str
+        self,
+        question: str,
+        *,
+        scope: str,
+        index_version: str,
+        text_hash: str,
+        by: str,
+        digest: str | None = None,
     ) -> Answer | None: ...
 
 

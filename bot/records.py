@@ -102,13 +102,25 @@ class RecordingAnswerer:
         return result
 
     async def withdraw(
-        self, question: str, *, scope: str, index_version: str, text_hash: str, by: str
+        self,
+        question: str,
+        *,
+        scope: str,
+        index_version: str,
+        text_hash: str,
+        by: str,
+        digest: str | None = None,
     ) -> Answer | None:
         """Passed on to the pipeline (two 👎: :mod:`bot.feedback`)."""
         if not isinstance(self.inner, Withdrawer):
             return None
         return await self.inner.withdraw(
-            question, scope=scope, index_version=index_version, text_hash=text_hash, by=by
+            question,
+            scope=scope,
+            index_version=index_version,
+            text_hash=text_hash,
+            by=by,
+            digest=digest,
         )
 
     async def aclose(self) -> None:

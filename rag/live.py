@@ -45,12 +45,24 @@ class LivePipeline:
         return await self._pipeline.answer(question, scope=scope, progress=progress)
 
     async def withdraw(
-        self, question: str, *, scope: str, index_version: str, text_hash: str, by: str
+        self,
+        question: str,
+        *,
+        scope: str,
+        index_version: str,
+        text_hash: str,
+        by: str,
+        digest: str | None = None,
     ) -> Answer | None:
         """See :meth:`Pipeline.withdraw`; the cache and reviewed answers are shared by every
         index the pipeline was bound to."""
         return await self._pipeline.withdraw(
-            question, scope=scope, index_version=index_version, text_hash=text_hash, by=by
+            question,
+            scope=scope,
+            index_version=index_version,
+            text_hash=text_hash,
+            by=by,
+            digest=digest,
         )
 
     def swap(self, index: Index, *, mode: Mode, documents: int | None = None) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from rag.cache.answers import AnswerCache, answer_hash, cache_key, normalize_question
+from rag.cache.answers import AnswerCache, answer_hash, cache_key, question_digest
 from rag.cache.reviewed import ReviewedAnswers
 from rag.check.judge import ModelJudge
 from rag.check.screen import screen
@@ -89,7 +89,7 @@ class Pipeline:
             # Keyed by scope already; the check guards against a record filed under a wrong key.
             if reviewed is not None and all(allowed.allows(h.chunk.source) for h in reviewed.hits):
                 return await self._unless_withdrawn(reviewed, scope)
-        key = self._key(question, scope, self.index.version)
+        key = self._key(question_digest(question, scope), self.index.version)
         result = await self.cache.get_or_compute(
             key, lambda: self._compute(question, scope, progress)
         )
@@ -97,30 +97,39 @@ class Pipeline:
             return result  # computed now: checked for a withdrawal before it was cached
         return await self._unless_withdrawn(result, scope)
 
-    def _key(self, question: str, scope: str, index_version: str) -> str:
+    def _key(self, digest: str, index_version: str) -> str:
         return cache_key(
-            normalize_question(question),
-            scope=scope,
+            digest,
             index_version=index_version,
             model_id=self.model_id,
             prompt_version=PROMPT_VERSION,
         )
 
     async def withdraw(
-        self, question: str, *, scope: str, index_version: str, text_hash: str, by: str
+        self,
+        question: str,
+        *,
+        scope: str,
+        index_version: str,
+        text_hash: str,
+        by: str,
+        digest: str | None = None,
     ) -> Answer | None:
         """Stop serving the answer to ``question`` whose text hashes to ``text_hash`` (two
         people voted it down): out of the cache, a reviewed one forgotten, and the text kept
         from being served again until a reviewer approves it. What the cache held, if it was
-        that answer (its text and sources for the reviewers)."""
-        question = question.strip()
-        dropped = await self.cache.forget(self._key(question, scope, index_version))
+        that answer (its text and sources for the reviewers). ``digest``: the question's
+        :func:`question_digest`, which identifies it when ``question`` had to be shortened."""
+        digest = digest or question_digest(question.strip(), scope)
+        dropped = await self.cache.forget(self._key(digest, index_version))
         if index_version != self.index.version:  # the index changed since: its key too
-            now = await self.cache.forget(self._key(question, scope, self.index.version))
+            now = await self.cache.forget(self._key(digest, self.index.version))
             dropped = dropped or now
         if self.reviewed is not None:
             at = datetime.now(UTC)
-            await self.reviewed.withdraw(question, scope=scope, text_hash=text_hash, by=by, at=at)
+            await self.reviewed.withdraw(
+                question, scope=scope, text_hash=text_hash, by=by, at=at, digest=digest
+            )
         if isinstance(dropped, Answer) and answer_hash(dropped.text) == text_hash:
             return dropped
         return None

@@ -5,8 +5,9 @@ Each button's value carries what the vote must record and what withdrawing the a
 — the verdict, the standalone question, the answer text's hash, scope, index version, asker,
 where it came from and the cited passages — so a click needs no lookup
 (:mod:`bot.slack.listeners.feedback`). Within Slack's 2,000 characters: the passages are
-dropped first, then the question is shortened (such an answer is still voted on, but the
-withdrawal no longer finds it in the cache: the hash keeps it from being served regardless).
+dropped first, then the question is shortened; the question's digest (``d``) rides along
+whole, so withdrawing still finds the cached and reviewed answer of a question too long to
+carry.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from bot.feedback import Vote
 from bot.ports import Answered
 from bot.slack.limits import BUTTON_VALUE
 from bot.values import fitted
-from rag import MAX_NOTE_CHARS, Answer, Language, VoteVerdict, answer_hash
+from rag import MAX_NOTE_CHARS, Answer, Language, VoteVerdict, answer_hash, question_digest
 
 FEEDBACK_ACTION = "citebot_feedback"
 FEEDBACK_BLOCK = "citebot_feedback"
@@ -37,6 +38,7 @@ def feedback_value(verdict: VoteVerdict, result: Answer, answered: Answered | No
     data: dict[str, Any] = {"v": verdict, "h": answer_hash(result.text), "f": served}
     if answered is not None:
         data.update(k=answered.scope, i=answered.index_version, u=answered.asker)
+        data.update(d=question_digest(result.question, answered.scope))
     sources = [result.hits[n - 1].chunk.id for n in result.cited][:MAX_SOURCES_IN_VALUE]
 
     def render(kept: Sequence[str], question: str) -> str:
@@ -85,6 +87,7 @@ def vote_from(value: str, *, answer: str, user: str, index_version: str) -> Vote
         served_from=str(data.get("f", "")),
         scope=str(data["k"]) if "k" in data else None,
         asker=str(data.get("u", "")),
+        digest=str(data.get("d", "")),
     )
 
 

@@ -36,7 +36,7 @@ from rag.cache.singleflight import SingleFlight
 from rag.chunks import content_hash
 from rag.results import Answer, Refusal, Result
 
-KEY_LAYOUT = "v1"
+KEY_LAYOUT = "v2"
 """Changes when what goes into a key changes, so old keys are simply never asked for again."""
 
 Compute = Callable[[], Awaitable[Result]]
@@ -83,11 +83,11 @@ def normalize_question(question: str) -> str:
     return _strip_edges(text)
 
 
-def cache_key(
-    normalized: str, *, scope: str, index_version: str, model_id: str, prompt_version: str
-) -> str:
-    """``v1:<blake2b>`` over everything that changes the answer; stable across processes."""
-    parts = [normalized, scope, index_version, model_id, prompt_version]
+def cache_key(digest: str, *, index_version: str, model_id: str, prompt_version: str) -> str:
+    """``v2:<blake2b>`` over everything that changes the answer; stable across processes.
+    ``digest``: the question's :func:`question_digest` (normalised question and scope), which a
+    withdrawal can carry when the question itself no longer fits a button."""
+    parts = [digest, index_version, model_id, prompt_version]
     payload = json.dumps(parts, ensure_ascii=False).encode("utf-8")
     return f"{KEY_LAYOUT}:{hashlib.blake2b(payload, digest_size=20).hexdigest()}"
 

@@ -114,15 +114,19 @@ class ReviewedAnswers:
     def in_memory(cls, **options: Any) -> ReviewedAnswers:
         return cls(MemoryStore(), **options)
 
-    def _answer_key(self, question: str, scope: str) -> str:
-        return f"{self._prefix}answer:{question_digest(question, scope)}"
+    def _answer_key(self, question: str, scope: str, digest: str | None = None) -> str:
+        return f"{self._prefix}answer:{digest or question_digest(question, scope)}"
 
-    def _rejection_key(self, question: str, scope: str, draft: str) -> str:
+    def _rejection_key(
+        self, question: str, scope: str, draft: str, digest: str | None = None
+    ) -> str:
         draft_hash = content_hash(draft.strip())
-        return f"{self._prefix}rejected:{question_digest(question, scope)}:{draft_hash}"
+        return f"{self._prefix}rejected:{digest or question_digest(question, scope)}:{draft_hash}"
 
-    def _withdrawn_key(self, question: str, scope: str, text_hash: str) -> str:
-        return f"{self._prefix}withdrawn:{question_digest(question, scope)}:{text_hash}"
+    def _withdrawn_key(
+        self, question: str, scope: str, text_hash: str, digest: str | None = None
+    ) -> str:
+        return f"{self._prefix}withdrawn:{digest or question_digest(question, scope)}:{text_hash}"
 
     async def lookup(self, question: str, *, scope: str, index: ChunkSource) -> Answer | None:
         try:
@@ -151,18 +155,27 @@ class ReviewedAnswers:
         return raw is not None
 
     async def withdraw(
-        self, question: str, *, scope: str, text_hash: str, by: str, at: datetime
+        self,
+        question: str,
+        *,
+        scope: str,
+        text_hash: str,
+        by: str,
+        at: datetime,
+        digest: str | None = None,
     ) -> bool:
         """Stop serving the answer whose text hashes to ``text_hash``: forget it if it is the
-        reviewed answer, and remember the text as withdrawn; ``False`` if not stored."""
-        key = self._answer_key(question, scope)
+        reviewed answer, and remember the text as withdrawn; ``False`` if not stored.
+        ``digest`` (here and in :meth:`approve`, :meth:`reject`): the question's
+        :func:`question_digest`, for a question a button could only carry shortened."""
+        key = self._answer_key(question, scope, digest)
         value = RejectionRecord(v=FORMAT_VERSION, by=by, at=at).model_dump_json()
         try:
             raw = await self._store.get(key)
             record = None if raw is None else _decode(raw)
             if record is not None and answer_hash(record.text) == text_hash:
                 await self._store.delete(key)
-            withdrawn = self._withdrawn_key(question, scope, text_hash)
+            withdrawn = self._withdrawn_key(question, scope, text_hash, digest)
             await self._store.set(withdrawn, value, ttl_seconds=self._rejection_ttl)
         except RedisUnavailable:
             logger.warning("could not withdraw an answer (%s)", by)
@@ -178,6 +191,7 @@ class ReviewedAnswers:
         sources: Sequence[ReviewedSource],
         reviewer: str,
         at: datetime,
+        digest: str | None = None,
     ) -> bool:
         """Store ``text`` (approved or edited) as the answer; ``False`` if it could not be."""
         if not text.strip():
@@ -185,22 +199,31 @@ class ReviewedAnswers:
             raise ValueError(msg)
         record = _encode(question, text, sources, reviewer, at)
         try:
-            await self._store.set(self._answer_key(question, scope), record, ttl_seconds=self._ttl)
+            key = self._answer_key(question, scope, digest)
+            await self._store.set(key, record, ttl_seconds=self._ttl)
             # A person vouches for this text now, even if votes had withdrawn it before.
-            await self._store.delete(self._withdrawn_key(question, scope, answer_hash(text)))
+            withdrawn = self._withdrawn_key(question, scope, answer_hash(text), digest)
+            await self._store.delete(withdrawn)
         except RedisUnavailable:
             logger.warning("could not store the reviewed answer by %s", reviewer)
             return False
         return True
 
     async def reject(
-        self, question: str, *, scope: str, draft: str, reviewer: str, at: datetime
+        self,
+        question: str,
+        *,
+        scope: str,
+        draft: str,
+        reviewer: str,
+        at: datetime,
+        digest: str | None = None,
     ) -> bool:
         """Remember that ``draft`` was rejected for this question; ``False`` if not stored."""
         value = RejectionRecord(v=FORMAT_VERSION, by=reviewer, at=at).model_dump_json()
         try:
             await self._store.set(
-                self._rejection_key(question, scope, draft),
+                self._rejection_key(question, scope, draft, digest),
                 value,
                 ttl_seconds=self._rejection_ttl,
             )

@@ -11,7 +11,7 @@ from datetime import datetime
 import pytest
 from redis.asyncio import Redis
 
-from rag.cache.answers import AnswerCache, MemoryCache, answer_hash
+from rag.cache.answers import AnswerCache, MemoryCache, answer_hash, question_digest
 from rag.cache.redis_backend import RedisCache
 from rag.cache.reviewed import MemoryStore, RedisStore, ReviewedAnswers, sources_of
 from rag.messages import WITHDRAWN
@@ -85,6 +85,28 @@ async def test_a_withdrawn_cached_answer_goes_to_review_and_is_not_cached_again(
         assert [(p.kind, p.message) for p in again.problems] == [("voted_down", WITHDRAWN["zh"])]
         assert again.draft == REPLY
     assert model.calls == 3
+
+
+async def test_a_question_known_only_by_its_digest_is_withdrawn_all_the_same(
+    index: Index, threshold: float, stores: tuple[AnswerCache, ReviewedAnswers]
+) -> None:
+    """A button carries a long question shortened, and its digest whole."""
+    model = ScriptedChatModel(replies=[REPLY])
+    pipeline = _pipeline(index, threshold, model, stores)
+    first = await pipeline.answer(IN_KB)
+    withdrawn = await pipeline.withdraw(
+        IN_KB[:3],
+        scope="all",
+        index_version=pipeline.index.version,
+        text_hash=answer_hash(first.text),
+        by="👎 U1, U2",
+        digest=question_digest(IN_KB, "all"),
+    )
+    assert withdrawn is not None
+    assert withdrawn.text == REPLY
+    again = await pipeline.answer(IN_KB)
+    assert isinstance(again, Unverified), "not served again from the cache"
+    assert [p.kind for p in again.problems] == ["voted_down"]
 
 
 async def test_a_different_answer_to_the_same_question_is_served(

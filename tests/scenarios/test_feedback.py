@@ -21,6 +21,7 @@ from tests.scenarios.feedback_harness import (
     CAROL,
     DAVE,
     ask,
+    feedback_button,
     shown,
     tell_what_was_wrong,
     vote,
@@ -199,3 +200,23 @@ def _card_button(card: Message, action_id: str) -> dict[str, object]:
         if element["action_id"] == action_id
     ]
     return {"type": "button", **button}
+
+
+async def test_two_down_votes_withdraw_the_answer_to_a_question_too_long_for_a_button(
+    slack_api: FakeSlackApi, e5_env: dict[str, str], own_redis_url: str
+) -> None:
+    """The buttons carry such a question shortened; its digest finds the cached answer."""
+    long_question = FEE * 200
+    env = bot_env(slack_api, REDIS_URL=own_redis_url, **e5_env)
+    async with compose(env) as served:
+        bot = RunningBot(served.url, served.http, served.handled)
+        await ask(bot, slack_api, long_question)
+        cached = await ask(bot, slack_api, long_question)
+        assert CACHED["zh"].split(" ·")[0] in shown(cached)
+        value = feedback_button(cached, "down")["value"]
+        assert json.loads(value)["q"] != long_question, "shortened to fit the button"
+        await vote(bot, slack_api, cached, "down", user=BOB)
+        await vote(bot, slack_api, cached, "down", user=CAROL)
+        third = await ask(bot, slack_api, long_question)
+    assert CACHED["zh"].split(" ·")[0] not in shown(third)
+    assert third.text == UNVERIFIED["zh"]

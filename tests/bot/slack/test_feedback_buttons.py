@@ -14,7 +14,7 @@ from bot.slack.feedback_buttons import (
     vote_from,
 )
 from bot.slack.limits import BUTTON_VALUE
-from rag import answer_hash
+from rag import answer_hash, question_digest
 from rag.chunks import Chunk
 from rag.results import Answer, Hit
 from tests.fakes.slack_blocks import block_problems, view_problems
@@ -56,6 +56,9 @@ def test_a_long_question_drops_sources_then_shortens_and_stays_valid_json() -> N
     assert data["s"] == []
     assert answer.question.startswith(data["q"])
     assert data["h"] == answer_hash(answer.text), "the hash is of the whole answer, never cut"
+    vote = vote_from(value, answer="C1:1.2", user="U0BOB", index_version="x")
+    assert vote.question != answer.question
+    assert vote.digest == question_digest(answer.question, ANSWERED.scope), "whole, never cut"
 
 
 def test_buttons_without_an_asker_name_no_scope_so_nothing_is_withdrawn() -> None:

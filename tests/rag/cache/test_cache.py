@@ -15,6 +15,7 @@ from rag.cache.answers import (
     MemoryCache,
     cache_key,
     normalize_question,
+    question_digest,
 )
 from rag.cache.redis_backend import RedisCache
 from rag.generate.llm import GenerationError
@@ -56,7 +57,7 @@ def test_different_questions_stay_different() -> None:
     assert normalize_question("C++?") == "c++"
 
 
-BASE = {"scope": "all", "index_version": "i1", "model_id": "extractive", "prompt_version": "p1"}
+BASE = {"index_version": "i1", "model_id": "extractive", "prompt_version": "p1"}
 
 
 @pytest.mark.parametrize(
@@ -65,20 +66,21 @@ BASE = {"scope": "all", "index_version": "i1", "model_id": "extractive", "prompt
         {"index_version": "i2"},
         {"model_id": "openai-compatible:gpt-4o-mini"},
         {"prompt_version": "p2"},
-        {"scope": "hr-only"},
     ],
 )
 def test_key_changes_with_anything_that_changes_the_answer(change: dict[str, str]) -> None:
-    assert cache_key("q", **{**BASE, **change}) != cache_key("q", **BASE)
+    digest = question_digest("q", "all")
+    assert cache_key(digest, **{**BASE, **change}) != cache_key(digest, **BASE)
 
 
-def test_key_is_stable_and_separates_fields() -> None:
-    key = cache_key("口语课一共有几级", **BASE)
-    assert key == cache_key("口语课一共有几级", **BASE)
-    assert key.startswith("v1:")
+def test_key_is_stable_and_follows_the_question_and_its_scope() -> None:
+    key = cache_key(question_digest("口语课一共有几级", "all"), **BASE)
+    assert key == cache_key(question_digest("口语课一共有几级？", "all"), **BASE)
+    assert key.startswith("v2:")
     assert len(key) == 3 + 40
+    assert key != cache_key(question_digest("口语课一共有几级", "hr-only"), **BASE)
     # "a" + "b|c" must not collide with "a|b" + "c": the fields are encoded, not joined
-    assert cache_key("a|b", **{**BASE, "scope": "c"}) != cache_key("a", **{**BASE, "scope": "b|c"})
+    assert question_digest("a|b", "c") != question_digest("a", "b|c")
 
 
 # --- behaviour shared by both implementations --------------------------------------------------
