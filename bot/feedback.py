@@ -187,6 +187,7 @@ class Feedback:
             text=text,
             sources=tuple((chunk.label(), chunk.link) for chunk in cited),
             votes=_down_votes(downs),
+            digest=vote.digest,
         )
 
     def _log(self, vote: Vote, votes: Sequence[VoteRecord]) -> None:

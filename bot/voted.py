@@ -48,6 +48,8 @@ class VotedDownCard:
     sources: tuple[tuple[str, str | None], ...]
     """(label, link) of each cited passage."""
     votes: Votes
+    digest: str = ""
+    """The question's digest as the 👎 buttons carried it (the question may be shortened)."""
 
 
 VOTED_PREFIX = "vote-"
@@ -83,6 +85,7 @@ class VotedDown:
             message_ts=card.message_ts,
             scope=card.scope,
             created=self.clock(),
+            digest=card.digest,
         )
         new = NewCard(
             ticket,

@@ -98,6 +98,7 @@ class ReviewDesk:
             scope=origin.scope,
             created=self.clock(),
             sources=tuple((h.chunk.id, h.chunk.hash, h.score) for h in result.hits),
+            digest=question_digest(result.question, origin.scope),
         )
         new = NewCard(
             ticket,
@@ -121,6 +122,7 @@ class ReviewDesk:
             scope=origin.scope,
             sources=tuple((h.chunk.id, "", h.score) for h in result.hits[:NEAR_MISSES]),
             question=result.question or origin.question,
+            digest=question_digest(result.question or origin.question, origin.scope),
         )
 
     async def ask_human(self, ask: Ticket, refusal: Card) -> bool:
@@ -136,6 +138,7 @@ class ReviewDesk:
             message_ts=ask.message_ts,
             scope=ask.scope,
             created=self.clock(),
+            digest=ask.digest,
         )
         near: list[tuple[str, float, str | None]] = []
         for chunk_id, _, score in ask.sources:
@@ -252,10 +255,16 @@ class ReviewDesk:
                 sources=sources,
                 reviewer=decision.reviewer,
                 at=at,
+                digest=ticket.digest or None,
             )
         elif decision.verdict == "rejected" and draft.strip():
             await self.reviewed.reject(
-                question, scope=ticket.scope, draft=draft, reviewer=decision.reviewer, at=at
+                question,
+                scope=ticket.scope,
+                draft=draft,
+                reviewer=decision.reviewer,
+                at=at,
+                digest=ticket.digest or None,
             )
 
     def _log(self, ticket: Ticket, decision: Decision, question: str) -> None:

@@ -6,7 +6,8 @@ written by one release is read back exactly by the next, or refused with one lin
 field — never half-read:
 
 - a :class:`Ticket` rides on every card button (Slack's ``value``, Feishu's callback value):
-  compact keys, ``{"v": 1, "r", "k", "c", "t", "u", "m", "s", "a", "h", "q"}``. Cards stay
+  compact keys, ``{"v": 1, "r", "k", "c", "t", "u", "m", "s", "a", "h", "q", "d"}`` (``q``
+  and ``d``, the question and its digest, only when there are). Cards stay
   in channels for months, so this layout is read as long as any card may carry it.
 - a :class:`Decision` is the exactly-once guard's value in Redis:
   ``{"v": 1, "verdict", "reviewer", "at", "reason"}``. Decisions stored before records were
@@ -72,6 +73,9 @@ class Ticket:
     """(chunk id, content hash, score) of each numbered source, in order."""
     question: str = ""
     """Only on "Ask a human" buttons (the refusal message does not show the question)."""
+    digest: str = ""
+    """The question's :func:`rag.question_digest`, whole even when the question had to be
+    shortened to fit a button: what a reviewed answer or a rejection is filed under."""
 
     def to_value(self, limit: int) -> str:
         """Compact JSON within the platform's ``limit`` on a button value: trailing sources
@@ -165,6 +169,8 @@ class TicketRecord(Record):
     )
     question: str = Field("", validation_alias="q", serialization_alias="q")
     """Written only when there is one (a review card's buttons don't repeat it)."""
+    digest: str = Field("", validation_alias="d", serialization_alias="d")
+    """Written only when there is one; readers before it ignore it."""
 
     @field_validator("v")
     @classmethod
@@ -187,10 +193,12 @@ class TicketRecord(Record):
             created=round(ticket.created, 3),
             sources=sources,
             question=question,
+            digest=ticket.digest,
         )
 
     def value(self) -> str:
-        data = self.model_dump(mode="json", exclude=set() if self.question else {"question"})
+        empty = {name for name in ("question", "digest") if not getattr(self, name)}
+        data = self.model_dump(mode="json", exclude=empty)
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
     def ticket(self) -> Ticket:
@@ -205,6 +213,7 @@ class TicketRecord(Record):
             created=self.created,
             sources=self.sources,
             question=self.question,
+            digest=self.digest,
         )
 
 

@@ -65,3 +65,26 @@ async def test_ask_a_human_keeps_the_scope_from_the_refusal_to_the_colleagues_an
     )
     assert await reviewed.lookup("火星天气？", scope=HR, index=_Index()) is not None
     assert await reviewed.lookup("火星天气？", scope=PUBLIC, index=_Index()) is None
+
+
+async def test_a_colleagues_answer_to_a_question_too_long_for_a_button_is_reused() -> None:
+    """The "Ask a human" button carries the question shortened and its digest whole: the
+    answer is filed under the question the asker asked, not under what the button kept."""
+    platform, reviewed = _Platform(), ReviewedAnswers.in_memory()
+    desk = desk_with(platform, reviewed)
+    question = "火星天气怎么样？" * 300
+    refusal = Refusal(question, "这件事资料里没写。", ())
+    ask = desk.ask_human_ticket(refusal, replace(ORIGIN, scope=HR, question=question))
+    carried = Ticket.from_value(ask.to_value(BUTTON_VALUE))
+    assert carried.question != question
+    assert await desk.ask_human(carried, Card("chat1", "9.0"))
+    [gap] = platform.posted
+    await desk.decide(
+        Ticket.from_value(gap.ticket.to_value(BUTTON_VALUE)),
+        Card("creview", "1.0"),
+        verdict="answered",
+        reviewer="urev",
+        question=gap.question,
+        text="问问前台。",
+    )
+    assert await reviewed.lookup(question, scope=HR, index=_Index()) is not None

@@ -14,6 +14,7 @@ from redis.asyncio import Redis
 from bot.review.records import Decision, OpenReview, Ticket, TicketError
 from bot.review.state import ReviewState
 from bot.slack.limits import BUTTON_VALUE
+from rag import question_digest
 
 TICKET = Ticket(
     review_id="r1",
@@ -150,7 +151,9 @@ def test_ticket_value_stays_within_slacks_limit_by_dropping_trailing_sources() -
 def test_a_long_question_is_shortened_after_the_sources_are_gone() -> None:
     """An "Ask a human" ticket carries the question: over the limit, its end goes (the card
     shows it whole) and it still reads back as this review's ticket."""
-    ticket = replace(TICKET, sources=TICKET.sources[:3], question="退费规则是什么？" * 400)
+    question = "退费规则是什么？" * 400
+    digest = question_digest(question, TICKET.scope)
+    ticket = replace(TICKET, sources=TICKET.sources[:3], question=question, digest=digest)
 
     value = ticket.to_value(500)
 
@@ -160,6 +163,14 @@ def test_a_long_question_is_shortened_after_the_sources_are_gone() -> None:
     assert back.sources == ()
     assert ticket.question.startswith(back.question)
     assert len(back.question) > 50
+    assert back.digest == digest, "what the reviewer's answer is filed under, never cut"
+
+
+def test_a_ticket_without_a_digest_is_read_and_written_as_before() -> None:
+    """Cards posted before tickets carried the digest still work; empty fields stay out."""
+    value = TICKET.to_value(BUTTON_VALUE)
+    assert '"d"' not in value
+    assert Ticket.from_value(value).digest == ""
 
 
 def test_a_limit_too_small_for_a_bare_ticket_is_a_ticket_error() -> None:
