@@ -4,8 +4,10 @@
 word coverage passes it; the meaning is the opposite. For each duty or permission a sentence
 states, this module asks which way the best-matching source window states it:
 
-    必须 / 须 / 应当 / must / required     vs  不得 / 禁止 / 无需 / 不必 / must not / do not / never
-    可以 / 可在… / 允许 / can / allowed      vs  不可以 / 不能 / 不接受 / 不予 / cannot / never
+    必须 / 须 / 应当 / must / required     vs  不得 / 禁止 / 无需 / 不必 / 可选 / must not / do not /
+                                              never / optional
+    可以 / 可在… / 允许 / can / allowed /    vs  不可以 / 不能 / 不接受 / 不予 / cannot / never
+    acceptable / you may
 
 A mismatch is the sentence stating one side while the window states only the other, *about
 the same thing*: only the window's clauses that share a content term with the sentence's
@@ -52,6 +54,7 @@ MODALS = (
             r"不得|禁止|严禁|无需|无须|不必|不需要|不用|不要求|没有必须|并非必须|不是必须"
             r"|\bmust\s+not\b|\bmustn'?t\b"
             r"|\bneed\s+not\b|\bneedn'?t\b|\bnot required\b|\bprohibited\b|\bforbidden\b"
+            r"|\boptional\b|可选"
             r"|\bnever\b|\bdo\s+not\b|\bdon'?t\b"
         ),
     ),
@@ -59,7 +62,8 @@ MODALS = (
         "permission",
         _pattern(
             r"(?<![不])(?:可以|允许|能够|可(?=[在于向]|免费|申请|结转|享受|获得|报销|办理))"
-            r"|\bcan\b(?!\s*not)|\b(?:is|are) allowed\b|\byou\s+may\b(?!\s+not)"
+            r"|\bcan\b(?!\s*not)|\b(?:is|are) (?:allowed|acceptable|permitted)\b"
+            r"|\byou\s+may\b(?!\s+not)"
         ),
         _pattern(
             r"不可以|不能|不可|不允许|不准|禁止|不得|不接受|不受理|不予"

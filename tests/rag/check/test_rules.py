@@ -184,6 +184,15 @@ def test_latin_names_in_a_chinese_sentence_are_names() -> None:
         ("Alcohol can be reimbursed on business trips [1].", "Alcohol is never reimbursed."),
         ("You must share your password with IT when asked [1].", "Never share your password."),
         ("You may share your password with the IT team [1].", "Never share your password."),
+        (
+            "Two-factor authentication is optional for email [1].",
+            "Two-factor authentication is required for email and the finance system.",
+        ),
+        (
+            "Personal use of company devices is not allowed [1].",
+            "Occasional personal use of company devices is acceptable.",
+        ),
+        ("双重认证对邮箱是可选的[1]。", "邮箱和财务系统必须开启双重认证。"),
         ("学员不可以在开课后申请退费[1]。", "学员可在开课后任何时间申请退费，需填写退费申请表。"),
         ("顾问可以口头接受转班申请[1]。", "转班申请须在系统中提交，不接受口头申请。"),
     ],
