@@ -4,8 +4,8 @@
 word coverage passes it; the meaning is the opposite. For each duty or permission a sentence
 states, this module asks which way the best-matching source window states it:
 
-    必须 / 须 / 应当 / must / required     vs  不得 / 禁止 / 无需 / 不必 / 可选 / must not / do not /
-                                              never / optional
+    必须 / 须 / 应当 / must / required     vs  不得 / 禁止 / 无需 / 不必 / 可选 / must not /
+                                              do not / never / optional
     可以 / 可在… / 允许 / can / allowed /    vs  不可以 / 不能 / 不接受 / 不予 / cannot / never
     acceptable / you may
 
