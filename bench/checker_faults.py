@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 
 from rag.check.citations import sentences
 from rag.check.numbers import key, normalise_digits, quantities, source_quantities
-from rag.check.restated import counted
 from rag.check.source_numbers import number_values
+from rag.check.units import counted
 from rag.language import detect_language
 from rag.markers import MARKER
 from rag.results import Hit
@@ -36,6 +36,7 @@ EXPECTED_KIND: dict[str, str | None] = {
     "unrelated_source": "unrelated_source",
     "misattributed_number": "misattributed_number",
     "contradiction": "modality_mismatch",
+    "changed_condition": "unsupported_claim",
 }
 ZH_DIGITS = "零一二三四五六七八九"
 _TERMINAL = re.compile(r"[。！？；!?.]+$")

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from rag.check.arithmetic import Calculation
 from rag.check.durations import converted
 from rag.check.numbers import Quantity
+from rag.check.units import count_of
+from rag.language import detect_language
 
 MIN_DERIVED = 10
 MAX_DERIVED_FROM = 3
@@ -69,11 +71,18 @@ def ungrounded(
 def _derived(quantity: Quantity, stated: Sequence[Quantity], plain: str) -> bool:
     """Whether ``quantity`` is the sum or difference of two grounded amounts of the same
     sentence, written without the formula ("5600 元，比流利级的 4800 元贵 800 元"): only in a
-    sentence that compares or totals few amounts, and only for amounts of at least MIN_DERIVED
-    (a small number is the difference of some pair far too often to tell anything)."""
-    values = [v for q in stated for v in q.values]
-    if not _COMPARES.search(plain) or len(values) > MAX_DERIVED_FROM:
+    sentence that compares or totals few amounts, only for amounts of at least MIN_DERIVED
+    (a small number is the difference of some pair far too often to tell anything), and only
+    of amounts counted in its own unit (:mod:`rag.check.units`): "10 月 … 5 月 … 共 15 年" adds
+    nothing up, nor do "60 节" and "3 部分" make "63%"."""
+    if not _COMPARES.search(plain) or sum(len(q.values) for q in stated) > MAX_DERIVED_FROM:
         return False
+    language = detect_language(plain)
+    own = count_of(quantity, plain, language)
+    if own is None:
+        return False
+    alike = (count_of(q, plain, language) for q in stated)
+    values = [v for number in alike if number and number.unit == own.unit for v in number.values]
     return any(
         target >= MIN_DERIVED and math.isclose(target, result)
         for i, a in enumerate(values)

@@ -19,18 +19,17 @@ number without one is left to the number rule: "3" alone could be anything.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
 from rag.check.answer_text import Sentence
 from rag.check.claims import ClaimSources
 from rag.check.durations import unit_of
-from rag.check.numbers import UNITS, Quantity, normalise_digits, quantities, source_quantities
+from rag.check.numbers import Quantity, normalise_digits, quantities, source_quantities
 from rag.check.problem_texts import ProblemTexts
 from rag.check.source_numbers import number_values
 from rag.check.support import MIN_CONTENT_WORDS, Window, content_words, coverage, source_sentences
+from rag.check.units import Counted, count_of, counted
 from rag.language import Language, detect_language
 from rag.problems import Problem
 
@@ -38,36 +37,6 @@ MIN_RESTATED = 0.7
 """Share of the sentence's content words a window must hold to be the passage's own statement
 of it. On attrib-tune (``python -m rag check-eval``) 0.5 adds one AttributionBench false alarm
 (an age list whose window states another person's age) for one catch; 0.7 adds none."""
-_DATE_UNITS = frozenset({"年", "月", "日", "号"})
-_EN_AFTER = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
-
-
-@dataclass(frozen=True, slots=True)
-class Counted:
-    """A number with the unit it counts in."""
-
-    values: frozenset[float]
-    unit: str
-    shown: str
-
-
-def _unit(quantity: Quantity, text: str, language: Language) -> Counted | None:
-    if language == "zh" or not quantity.text.isascii():
-        unit = next((u for u in UNITS if quantity.text.endswith(u)), None)
-        if unit is None or unit in _DATE_UNITS:
-            return None
-        return Counted(quantity.values, unit, quantity.text.replace(" ", ""))
-    after = _EN_AFTER.match(text, quantity.end)
-    stems = content_words(after.group(1), "en") if after else frozenset()
-    if not after or len(stems) != 1:
-        return None
-    return Counted(quantity.values, next(iter(stems)), text[quantity.start : after.end()].strip())
-
-
-def counted(quantities: Sequence[Quantity], text: str, language: Language) -> list[Counted]:
-    """The ``quantities`` of ``text`` that count in a unit, with it ("三次", "10 working")."""
-    found = (None if q.ordinal else _unit(q, text, language) for q in quantities)
-    return [number for number in found if number is not None]
 
 
 @lru_cache(maxsize=256)
@@ -102,7 +71,7 @@ def _retimed(
 
 
 def _shown(quantity: Quantity, text: str, language: Language) -> str:
-    number = _unit(quantity, text, language)
+    number = count_of(quantity, text, language)
     return number.shown if number else text[quantity.start : quantity.end]
 
 

@@ -66,3 +66,15 @@ def test_a_sum_of_amounts_is_not_read_into_a_sentence_that_does_not_add_them() -
     answer = "流利级 4800 元，商务级 5600 元，学员人数 800 人[1]。"
     kinds = [p.kind for p in check(answer, [make_hit(source)], question="多少？").problems]
     assert kinds == ["ungrounded_number"]
+
+
+def test_amounts_of_other_units_add_up_to_nothing() -> None:
+    """ "10 月 … 5~6 月 … 共 11 年" and "60 节 … 三部分 … 占比约 63%" read as sums would ground
+    invented numbers: only amounts counted in the derived number's own unit are added."""
+    source = "花期从10月起至翌年5~6月。飞机以60节的速度冲出跑道，机身分裂成三部分。"
+    for answer in (
+        "花期从10月起至翌年5~6月，前后共11年[1]。",
+        "飞机以60节的速度冲出跑道，机身分裂成三部分，占比约63%[1]。",
+    ):
+        kinds = [p.kind for p in check(answer, [make_hit(source)], question="?").problems]
+        assert kinds == ["ungrounded_number"], answer

@@ -1,0 +1,46 @@
+"""The unit a number counts in: a Chinese unit or classifier ("三次", "3 个工作日", "4800 元";
+dates excepted: "3 月" is March) or the English word right after it ("10 working days",
+"450 CNY"). Rules that compare two numbers ask it: two counts are only alike in one unit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag.check.numbers import UNITS, Quantity
+from rag.check.support import content_words
+from rag.language import Language
+
+_DATE_UNITS = frozenset({"年", "月", "日", "号"})
+_EN_AFTER = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
+
+
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """A number with the unit it counts in."""
+
+    values: frozenset[float]
+    unit: str
+    shown: str
+
+
+def count_of(quantity: Quantity, text: str, language: Language) -> Counted | None:
+    """``quantity`` (in ``text``) with the unit it counts in, if one follows it."""
+    if language == "zh" or not quantity.text.isascii():
+        unit = next((u for u in UNITS if quantity.text.endswith(u)), None)
+        if unit is None or unit in _DATE_UNITS:
+            return None
+        return Counted(quantity.values, unit, quantity.text.replace(" ", ""))
+    after = _EN_AFTER.match(text, quantity.end)
+    stems = content_words(after.group(1), "en") if after else frozenset()
+    if not after or len(stems) != 1:
+        return None
+    return Counted(quantity.values, next(iter(stems)), text[quantity.start : after.end()].strip())
+
+
+def counted(quantities: Sequence[Quantity], text: str, language: Language) -> list[Counted]:
+    """The ``quantities`` of ``text`` that count in a unit, with it ("三次", "10 working")."""
+    found = (None if q.ordinal else count_of(q, text, language) for q in quantities)
+    return [number for number in found if number is not None]
