@@ -71,6 +71,17 @@ MODALS = (
             r"|\bnot allowed\b|\bnot permitted\b|\bprohibited\b|\bnever\b"
         ),
     ),
+    # What the reader may do, against what a policy tells the reader not to: "You may install
+    # …" against the imperative "Do not install …" (opening a clause or a list item). Only the
+    # addressed forms: elsewhere "do not" is plain negation ("people who do not …").
+    Modal(
+        "permission",
+        _pattern(r"\byou\s+(?:may|can)\b(?!\s*not)"),
+        _pattern(
+            r"(?:^|[-*•]\s)\s*(?:please\s+)?(?:do\s+not|don'?t|never)\b"
+            r"|\byou\s+(?:may\s+not|cannot|can'?t|must\s+not)\b"
+        ),
+    ),
 )
 
 
@@ -96,7 +107,7 @@ def flipped(sentence: str, source: str) -> list[str]:
         held = set().union(*(_sides(modal, clause) for clause in about))
         if len(held) == 1 and said != held:
             found.append(modal.name)
-    return found
+    return list(dict.fromkeys(found))  # two readings of a permission are one flip
 
 
 def _topic(modal: Modal, clause: str) -> set[str]:

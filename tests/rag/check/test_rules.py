@@ -185,6 +185,10 @@ def test_latin_names_in_a_chinese_sentence_are_names() -> None:
         ("You must share your password with IT when asked [1].", "Never share your password."),
         ("You may share your password with the IT team [1].", "Never share your password."),
         (
+            "You can install software that is not on the approved list [1].",
+            "- Do not install software that is not on the approved list without IT approval.",
+        ),
+        (
             "Two-factor authentication is optional for email [1].",
             "Two-factor authentication is required for email and the finance system.",
         ),
