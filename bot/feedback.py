@@ -35,6 +35,7 @@ from rag import (
     VoteRecord,
     VoteStore,
     VoteVerdict,
+    Withdrawal,
     question_key,
     vote_store,
 )
@@ -145,14 +146,10 @@ class Feedback:
         by = "👎 " + ", ".join(v.user for v in downs)
         withdrawn = None
         if self.withdrawer is not None:
-            withdrawn = await self.withdrawer.withdraw(
-                vote.question,
-                scope=vote.scope,
-                index_version=vote.index_version,
-                text_hash=vote.text_hash,
-                by=by,
-                digest=vote.digest or None,
+            withdrawal = Withdrawal(
+                vote.question, vote.scope, vote.index_version, vote.text_hash, by, vote.digest
             )
+            withdrawn = await self.withdrawer.withdraw(withdrawal)
         line = {"event": "withdrawn", "answer": vote.answer, "down": len(downs)}
         logger.info("%s", json.dumps({**line, "question_hash": question_hash(vote.question)}))
         if self.voted_down is not None:

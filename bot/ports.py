@@ -46,7 +46,17 @@ from bot.review.board import NewCard as NewCard
 from bot.review.board import PostedCard as PostedCard
 from bot.review.board import ReviewBoard as ReviewBoard
 from bot.review.records import Ticket
-from rag import Answer, Chunk, Language, Progress, Refusal, Result, Stage, Unverified
+from rag import (
+    Answer,
+    Chunk,
+    Language,
+    Progress,
+    Refusal,
+    Result,
+    Stage,
+    Unverified,
+    Withdrawal,
+)
 
 
 class SourceIndex(Protocol):
@@ -74,16 +84,7 @@ class Answerer(Protocol):
 class Withdrawer(Protocol):
     """The answer core's side of two 👎 (:meth:`rag.Pipeline.withdraw`)."""
 
-    async def withdraw(
-        self,
-        question: str,
-        *,
-        scope: str,
-        index_version: str,
-        text_hash: str,
-        by: str,
-        digest: str | None = None,
-    ) -> Answer | None: ...
+    async def withdraw(self, withdrawal: Withdrawal) -> Answer | None: ...
 
 
 class Unreachable(Exception):

@@ -17,7 +17,15 @@ from typing import Any, Protocol
 from redis.exceptions import RedisError
 
 from bot.ports import Answerer, SourceIndex, Withdrawer
-from rag import Answer, Progress, RecordStore, Result, ReviewRecord, question_record
+from rag import (
+    Answer,
+    Progress,
+    RecordStore,
+    Result,
+    ReviewRecord,
+    Withdrawal,
+    question_record,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -101,27 +109,11 @@ class RecordingAnswerer:
         self.writer.start(self.writer.store.add_question(record))
         return result
 
-    async def withdraw(
-        self,
-        question: str,
-        *,
-        scope: str,
-        index_version: str,
-        text_hash: str,
-        by: str,
-        digest: str | None = None,
-    ) -> Answer | None:
+    async def withdraw(self, withdrawal: Withdrawal) -> Answer | None:
         """Passed on to the pipeline (two 👎: :mod:`bot.feedback`)."""
         if not isinstance(self.inner, Withdrawer):
             return None
-        return await self.inner.withdraw(
-            question,
-            scope=scope,
-            index_version=index_version,
-            text_hash=text_hash,
-            by=by,
-            digest=digest,
-        )
+        return await self.inner.withdraw(withdrawal)
 
     async def aclose(self) -> None:
         await self.writer.drain()

@@ -105,6 +105,9 @@ if TYPE_CHECKING:
     from rag.pipeline import (
         Pipeline as Pipeline,
     )
+    from rag.pipeline import (
+        Withdrawal as Withdrawal,
+    )
     from rag.problems import (
         Problem as Problem,
     )
@@ -229,6 +232,7 @@ _HOME = {
     "refusal_text": "rag.messages",
     "MAX_QUESTION_CHARS": "rag.pipeline",
     "Pipeline": "rag.pipeline",
+    "Withdrawal": "rag.pipeline",
     "Refresher": "rag.ingest.refresh",
     "LivePipeline": "rag.live",
     "Problem": "rag.problems",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from rag.pipeline import DEFAULT_SCOPE, Pipeline
+from rag.pipeline import DEFAULT_SCOPE, Pipeline, Withdrawal
 from rag.progress import Progress
 from rag.results import Answer, Result
 from rag.search.holder import IndexHolder, Mode
@@ -44,26 +44,10 @@ class LivePipeline:
     ) -> Result:
         return await self._pipeline.answer(question, scope=scope, progress=progress)
 
-    async def withdraw(
-        self,
-        question: str,
-        *,
-        scope: str,
-        index_version: str,
-        text_hash: str,
-        by: str,
-        digest: str | None = None,
-    ) -> Answer | None:
+    async def withdraw(self, withdrawal: Withdrawal) -> Answer | None:
         """See :meth:`Pipeline.withdraw`; the cache and reviewed answers are shared by every
         index the pipeline was bound to."""
-        return await self._pipeline.withdraw(
-            question,
-            scope=scope,
-            index_version=index_version,
-            text_hash=text_hash,
-            by=by,
-            digest=digest,
-        )
+        return await self._pipeline.withdraw(withdrawal)
 
     def swap(self, index: Index, *, mode: Mode, documents: int | None = None) -> None:
         min_score = self.fixed_min_score if self.fixed_min_score is not None else index.min_score

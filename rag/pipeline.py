@@ -43,6 +43,26 @@ MAX_QUESTION_CHARS = 2000
 asker) before calling :meth:`Pipeline.answer`."""
 
 
+@dataclass(frozen=True, slots=True)
+class Withdrawal:
+    """Which answer two people voted down, as its buttons carried it (:meth:`Pipeline.withdraw`)."""
+
+    question: str
+    scope: str
+    index_version: str
+    text_hash: str
+    """The answer text's :func:`answer_hash`."""
+    by: str
+    """Who voted it down, for the reviewers."""
+    digest: str = ""
+    """The question's :func:`question_digest`: what identifies it when ``question`` had to be
+    shortened to fit a button."""
+
+    @property
+    def key(self) -> str:
+        return self.digest or question_digest(self.question.strip(), self.scope)
+
+
 def _ms(since: float) -> float:
     return round((time.perf_counter() - since) * 1000, 3)
 
@@ -105,32 +125,26 @@ class Pipeline:
             prompt_version=PROMPT_VERSION,
         )
 
-    async def withdraw(
-        self,
-        question: str,
-        *,
-        scope: str,
-        index_version: str,
-        text_hash: str,
-        by: str,
-        digest: str | None = None,
-    ) -> Answer | None:
-        """Stop serving the answer to ``question`` whose text hashes to ``text_hash`` (two
-        people voted it down): out of the cache, a reviewed one forgotten, and the text kept
-        from being served again until a reviewer approves it. What the cache held, if it was
-        that answer (its text and sources for the reviewers). ``digest``: the question's
-        :func:`question_digest`, which identifies it when ``question`` had to be shortened."""
-        digest = digest or question_digest(question.strip(), scope)
-        dropped = await self.cache.forget(self._key(digest, index_version))
-        if index_version != self.index.version:  # the index changed since: its key too
+    async def withdraw(self, withdrawal: Withdrawal) -> Answer | None:
+        """Stop serving the answer two people voted down (``withdrawal``): out of the cache, a
+        reviewed one forgotten, and the text kept from being served again until a reviewer
+        approves it. What the cache held, if it was that answer (its text and sources for the
+        reviewers)."""
+        digest, version = withdrawal.key, withdrawal.index_version
+        dropped = await self.cache.forget(self._key(digest, version))
+        if version != self.index.version:  # the index changed since: its key too
             now = await self.cache.forget(self._key(digest, self.index.version))
             dropped = dropped or now
         if self.reviewed is not None:
-            at = datetime.now(UTC)
             await self.reviewed.withdraw(
-                question, scope=scope, text_hash=text_hash, by=by, at=at, digest=digest
+                withdrawal.question,
+                scope=withdrawal.scope,
+                text_hash=withdrawal.text_hash,
+                by=withdrawal.by,
+                at=datetime.now(UTC),
+                digest=digest,
             )
-        if isinstance(dropped, Answer) and answer_hash(dropped.text) == text_hash:
+        if isinstance(dropped, Answer) and answer_hash(dropped.text) == withdrawal.text_hash:
             return dropped
         return None
 

@@ -15,7 +15,7 @@ from rag.cache.answers import AnswerCache, MemoryCache, answer_hash, question_di
 from rag.cache.redis_backend import RedisCache
 from rag.cache.reviewed import MemoryStore, RedisStore, ReviewedAnswers, sources_of
 from rag.messages import WITHDRAWN
-from rag.pipeline import Pipeline
+from rag.pipeline import Pipeline, Withdrawal
 from rag.progress import Stage
 from rag.results import Answer, Refusal, Unverified
 from rag.search.index import Index
@@ -58,11 +58,7 @@ def _pipeline(
 
 async def _withdraw(pipeline: Pipeline, text: str) -> Answer | None:
     return await pipeline.withdraw(
-        IN_KB,
-        scope="all",
-        index_version=pipeline.index.version,
-        text_hash=answer_hash(text),
-        by="👎 U1, U2",
+        Withdrawal(IN_KB, "all", pipeline.index.version, answer_hash(text), "👎 U1, U2")
     )
 
 
@@ -94,14 +90,15 @@ async def test_a_question_known_only_by_its_digest_is_withdrawn_all_the_same(
     model = ScriptedChatModel(replies=[REPLY])
     pipeline = _pipeline(index, threshold, model, stores)
     first = await pipeline.answer(IN_KB)
-    withdrawn = await pipeline.withdraw(
+    withdrawal = Withdrawal(
         IN_KB[:3],
-        scope="all",
-        index_version=pipeline.index.version,
-        text_hash=answer_hash(first.text),
-        by="👎 U1, U2",
+        "all",
+        pipeline.index.version,
+        answer_hash(first.text),
+        "👎 U1, U2",
         digest=question_digest(IN_KB, "all"),
     )
+    withdrawn = await pipeline.withdraw(withdrawal)
     assert withdrawn is not None
     assert withdrawn.text == REPLY
     again = await pipeline.answer(IN_KB)
@@ -186,7 +183,7 @@ async def test_an_answer_voted_down_before_a_reindex_is_withdrawn_under_both_ver
     pipeline = _pipeline(index, threshold, model, stores)
     await pipeline.answer(IN_KB)
     withdrawn = await pipeline.withdraw(
-        IN_KB, scope="all", index_version="older", text_hash=answer_hash(REPLY), by="👎 U1, U2"
+        Withdrawal(IN_KB, "all", "older", answer_hash(REPLY), "👎 U1, U2")
     )
     assert withdrawn is not None
     assert withdrawn.text == REPLY, "found under the version served now"
