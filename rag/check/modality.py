@@ -6,8 +6,8 @@ states, this module asks which way the best-matching source window states it:
 
     必须 / 须 / 应当 / must / required     vs  不得 / 禁止 / 无需 / 不必 / 可选 / must not /
                                               do not / never / optional
-    可以 / 可在… / 允许 / can / allowed /    vs  不可以 / 不能 / 不接受 / 不予 / cannot / never
-    acceptable / you may
+    可以 / 可在… / 允许 / can / allowed /    vs  不可以 / 不能 / 不接受 / 不予 / 请勿 / cannot /
+    acceptable / you may                        never
 
 A mismatch is the sentence stating one side while the window states only the other, *about
 the same thing*: only the window's clauses that share a content term with the sentence's
@@ -66,7 +66,7 @@ MODALS = (
             r"|\byou\s+may\b(?!\s+not)"
         ),
         _pattern(
-            r"不可以|不能|不可|不允许|不准|禁止|不得|不接受|不受理|不予"
+            r"不可以|不能|不可|不允许|不准|禁止|不得|不接受|不受理|不予|请勿|切勿|不要(?!求)"
             r"|\bcannot\b|\bcan'?t\b|\bcan\s+not\b"
             r"|\bnot allowed\b|\bnot permitted\b|\bprohibited\b|\bnever\b"
         ),
