@@ -289,6 +289,10 @@ def test_the_same_yes_or_no_in_other_words_or_a_denial_of_something_else_is_not(
             "Submit requests at least 10 working days in advance for leave of three days or more.",
         ),
         ("转级需在第 4 课时结束后提出[1]。", "转级需在本级别第 4 课时结束前提出。"),
+        (
+            "助教需课后 15 分钟到教室，检查设备[1]。",
+            "1. 课前 15 分钟到教室，检查设备、准备教材和签到表。\n2. 课上协助老师组织小组练习。",
+        ),
     ],
 )
 def test_a_limit_or_an_order_turned_round_is_flagged(sentence: str, source: str) -> None:
