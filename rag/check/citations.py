@@ -192,9 +192,10 @@ def check(
         if refs is None:
             continue  # cites only numbers that don't exist: unknown_reference says it
         missing = sources.ungrounded(amounts, sentence.plain, calcs[index], refs, asked)
-        grounded = [q for q in amounts if q not in missing and not q.ordinal]
+        kept = [q for q in amounts if q not in missing]
+        grounded = [q for q in kept if not q.ordinal]
         problems += misplaced(sentence, grounded, sources.texts(refs), say)
-        problems += swapped(sentence, grounded, refs, claims, asked.numbers | produced, say)
+        problems += swapped(sentence, kept, refs, claims, asked.numbers | produced, say)
         if missing:
             shown = tuple(refs) if cited_anywhere else ()
             problems.append(_number_problem(sentence, missing, sources.texts(shown), say))

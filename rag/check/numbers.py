@@ -11,10 +11,11 @@ Two readings of the same text:
 * :func:`quantities` (the answer side) is strict: a Chinese numeral counts only with a unit
   after it (``六级``, ``两周``, ``十二课时``), so ``一共``, ``一些``, ``一起``, ``统一``, ``唯一``
   and ``十分`` are words, not numbers. ``一`` with a plain classifier (``一个问题``,
-  ``一次性``) is the article "a", not a count. Chinese ordinals (``第一``, ``第三条``) order a
-  text rather than state an amount and are skipped; Arabic digits always count, ordinals
-  included (``第 3 级``), except digits glued to a letter before them: ``BiVO4``, ``H1N1``,
-  ``Q3`` are codes (the named-thing rule grounds them whole), not amounts.
+  ``一次性``) is the article "a", not a count. A Chinese ordinal with a unit (``第三次``,
+  ``第二条``) is read as a rank, grounded by ranks as ``第 3 级`` is; ``第一`` is not (``第一时间``,
+  ``第一步`` are words). Arabic digits always count, ordinals included (``第 3 级``), except
+  digits glued to a letter before them: ``BiVO4``, ``H1N1``, ``Q3`` are codes (the named-thing
+  rule grounds them whole), not amounts.
 * :func:`source_quantities` (the source side; see :mod:`rag.check.source_numbers`) is
   generous: every numeral a source writes, with or without a unit, so a faithful answer is
   never blamed for how the source spelled a number.
@@ -217,7 +218,7 @@ def _chinese_run(text: str, match: re.Match[str], *, strict: bool) -> Quantity |
     run, value = match.group(), chinese_value(match.group())
     unit, ordinal = _unit_after(text, match.end()), _is_ordinal(text, match.start())
     article = run == "一" and (unit is None or (strict and unit in _ARTICLE_CLASSIFIERS))
-    if value is None or article or (strict and (unit is None or ordinal)):
+    if value is None or article or (strict and (unit is None or (ordinal and value < 2))):
         return None
     return Quantity(run + (unit or ""), frozenset({key(value)}), *match.span(), ordinal)
 

@@ -44,10 +44,18 @@ def _amounts(text: str) -> frozenset[float]:
     return number_values(text)
 
 
+def _counts(quantities: Sequence[Quantity], text: str, language: Language) -> list[Counted]:
+    """The counts of ``text`` with their units, and its Chinese ranks apart from them: "第三次"
+    counts in "第次", so "第二次起收费" is set against "第三次起", not against "两次"."""
+    ranks = (count_of(q, text, language) for q in quantities if q.ordinal and language == "zh")
+    ranked = [Counted(c.values, "第" + c.unit, "第" + c.shown) for c in ranks if c is not None]
+    return counted(quantities, text, language) + ranked
+
+
 @lru_cache(maxsize=1024)
 def _window_counts(text: str, language: Language) -> tuple[Counted, ...]:
     text = normalise_digits(text)
-    return tuple(counted(source_quantities(text), text, language))
+    return tuple(_counts(source_quantities(text), text, language))
 
 
 def _retimed(
@@ -89,7 +97,7 @@ def swapped(
     language = detect_language(sentence.plain)
     text = normalise_digits(sentence.plain)
     said = frozenset().union(*(q.values for q in grounded))
-    mine = [c for c in counted(grounded, text, language) if not c.values & given]
+    mine = [c for c in _counts(grounded, text, language) if not c.values & given]
     if mine:  # written in a cited source, not derived ("贵 800 元") nor converted ("1 year")
         written = frozenset().union(*(_amounts(claims.text(ref)) for ref in refs))
         mine = [c for c in mine if c.values & written]

@@ -81,10 +81,12 @@ def test_words_made_with_numeral_characters_are_not_quantities(text: str) -> Non
     assert quantities(text) == []
 
 
-def test_chinese_ordinals_are_skipped_but_arabic_ranks_are_checked() -> None:
-    assert quantities("第三条规定") == []
-    ranks = quantities("第 3 级")
-    assert [q.ordinal for q in ranks] == [True]
+def test_chinese_ordinals_with_a_unit_are_ranks_and_first_is_a_word() -> None:
+    """ "第三条" and "第 3 级" are ranks (checked against the source's ranks); "第一时间" and
+    "第一步" say "at once" and "to begin with"."""
+    assert [(q.values, q.ordinal) for q in quantities("第三条规定")] == [({3.0}, True)]
+    assert [q.ordinal for q in quantities("第 3 级")] == [True]
+    assert quantities("第一时间通知，第一步先登记") == []
 
 
 def test_english_number_words_and_months_next_to_a_day_count() -> None:

@@ -69,3 +69,13 @@ def test_the_same_number_of_another_unit_of_time_is_misattributed() -> None:
     [(kind, message)] = problems("电脑闲置 5 小时后自动锁屏[1]。", "电脑闲置 5 分钟后自动锁屏。")
     assert message == "回答写「5小时」，所引资料 [1] 说同一件事的地方写的是「5分钟」"
     assert problems("电脑闲置五分钟后自动锁屏[1]。", "电脑闲置 5 分钟后自动锁屏。") == []
+
+
+def test_a_rank_from_another_sentence_is_set_against_the_ranks_not_the_counts() -> None:
+    """ "第二次起收费" where the line says "第三次起": 2 is in the passage ("两次"), as a count."""
+    [(kind, message)] = problems(
+        "每个级别可免费转班两次，第二次起每次收取 100 元服务费[1]。", TRANSFER
+    )
+    assert kind == "misattributed_number"
+    assert message == "回答写「第二次」，所引资料 [1] 说同一件事的地方写的是「第三次」"
+    assert problems("每个级别可免费转班两次，第三次起每次收取 100 元服务费[1]。", TRANSFER) == []
