@@ -62,6 +62,12 @@ class Chunk:
         return f"{prefix}\n{self.text}" if prefix else self.text
 
     @property
+    def text_with_headings(self) -> str:
+        """What the checker reads: title, headings and text, each heading a line of its own (so
+        a heading never runs into the passage's first sentence)."""
+        return "\n".join((self.title, *self.heading, self.text))
+
+    @property
     def hash(self) -> str:
         return content_hash(self.indexed_text)
 

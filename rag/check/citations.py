@@ -100,8 +100,7 @@ class _Sources:
     _durations: dict[int, frozenset[tuple[float, str]]] = field(default_factory=dict)
 
     def text(self, n: int) -> str:
-        chunk = self.hits[n - 1].chunk
-        return "\n".join((chunk.title, *chunk.heading, chunk.text))
+        return self.hits[n - 1].chunk.text_with_headings
 
     def numbers(self, n: int, *, ordinals: bool = False) -> frozenset[float]:
         """The amounts source ``n`` mentions (with its ranks, too, when ``ordinals``)."""
@@ -193,9 +192,9 @@ def check(
             continue  # cites only numbers that don't exist: unknown_reference says it
         missing = sources.ungrounded(amounts, sentence.plain, calcs[index], refs, asked)
         kept = [q for q in amounts if q not in missing]
-        grounded = [q for q in kept if not q.ordinal]
-        problems += misplaced(sentence, grounded, sources.texts(refs), say)
-        problems += swapped(sentence, kept, refs, claims, asked.numbers | produced, say)
+        problems += misplaced(sentence, kept, sources.texts(refs), say)
+        written = frozenset().union(*(sources.numbers(n) for n in refs))
+        problems += swapped(sentence, kept, refs, claims, written, asked.numbers | produced, say)
         if missing:
             shown = tuple(refs) if cited_anywhere else ()
             problems.append(_number_problem(sentence, missing, sources.texts(shown), say))

@@ -63,8 +63,7 @@ class ClaimSources:
         return self._languages[n]
 
     def text(self, n: int) -> str:
-        chunk = self.hits[n - 1].chunk
-        return "\n".join((chunk.title, *chunk.heading, chunk.text))
+        return self.hits[n - 1].chunk.text_with_headings
 
     def passage(self, n: int, language: Language) -> Passage:
         if (n, language) not in self._passages:

@@ -27,7 +27,6 @@ from rag.check.claims import ClaimSources
 from rag.check.durations import unit_of
 from rag.check.numbers import Quantity, normalise_digits, quantities, source_quantities
 from rag.check.problem_texts import ProblemTexts
-from rag.check.source_numbers import number_values
 from rag.check.support import MIN_CONTENT_WORDS, Window, content_words, coverage, source_sentences
 from rag.check.units import Counted, count_of, counted
 from rag.language import Language, detect_language
@@ -37,11 +36,6 @@ MIN_RESTATED = 0.7
 """Share of the sentence's content words a window must hold to be the passage's own statement
 of it. On attrib-tune (``python -m rag check-eval``) 0.5 adds one AttributionBench false alarm
 (an age list whose window states another person's age) for one catch; 0.7 adds none."""
-
-
-@lru_cache(maxsize=256)
-def _amounts(text: str) -> frozenset[float]:
-    return number_values(text)
 
 
 def _counts(quantities: Sequence[Quantity], text: str, language: Language) -> list[Counted]:
@@ -88,19 +82,19 @@ def swapped(
     grounded: Sequence[Quantity],
     refs: Sequence[int],
     claims: ClaimSources,
+    written: frozenset[float],
     given: frozenset[float],
     say: ProblemTexts,
 ) -> list[Problem]:
-    """A problem for each number of ``sentence`` (``grounded`` by its sources; ``given``: the
-    question's numbers and the answer's own results) that the passage restating the sentence
-    counts differently."""
+    """A problem for each number of ``sentence`` (``grounded``; ``written``: the amounts its
+    cited sources write; ``given``: the question's numbers and the answer's own results) that
+    the passage restating the sentence counts differently."""
     language = detect_language(sentence.plain)
     text = normalise_digits(sentence.plain)
     said = frozenset().union(*(q.values for q in grounded))
-    mine = [c for c in _counts(grounded, text, language) if not c.values & given]
-    if mine:  # written in a cited source, not derived ("贵 800 元") nor converted ("1 year")
-        written = frozenset().union(*(_amounts(claims.text(ref)) for ref in refs))
-        mine = [c for c in mine if c.values & written]
+    # Written in a cited source: not given, derived ("贵 800 元") nor converted ("1 year").
+    counts = _counts(grounded, text, language)
+    mine = [c for c in counts if c.values & written and not c.values & given]
     wanted = content_words(sentence.plain, language)
     if not mine or len(wanted) < MIN_CONTENT_WORDS:
         return []

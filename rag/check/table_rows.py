@@ -72,7 +72,7 @@ def misplaced(
     the one(s) the sentence names."""
     said = _fold(sentence.plain)
     problems = []
-    for quantity in grounded:
+    for quantity in (q for q in grounded if not q.ordinal):  # a rank is in no row
         for ref, text in cited:
             for rows in table_rows(text):
                 named = {row.label for row in rows if row.key in said}

@@ -56,9 +56,12 @@ def _pipeline(
     return replace(make_pipeline(index, threshold, model), cache=cache, reviewed=reviewed)
 
 
-async def _withdraw(pipeline: Pipeline, text: str) -> Answer | None:
+async def _withdraw(
+    pipeline: Pipeline, text: str, *, question: str = IN_KB, digest: str = ""
+) -> Answer | None:
+    version = pipeline.index.version
     return await pipeline.withdraw(
-        Withdrawal(IN_KB, "all", pipeline.index.version, answer_hash(text), "👎 U1, U2")
+        Withdrawal(question, "all", version, answer_hash(text), "👎 U1, U2", digest)
     )
 
 
@@ -90,15 +93,8 @@ async def test_a_question_known_only_by_its_digest_is_withdrawn_all_the_same(
     model = ScriptedChatModel(replies=[REPLY])
     pipeline = _pipeline(index, threshold, model, stores)
     first = await pipeline.answer(IN_KB)
-    withdrawal = Withdrawal(
-        IN_KB[:3],
-        "all",
-        pipeline.index.version,
-        answer_hash(first.text),
-        "👎 U1, U2",
-        digest=question_digest(IN_KB, "all"),
-    )
-    withdrawn = await pipeline.withdraw(withdrawal)
+    digest = question_digest(IN_KB, "all")
+    withdrawn = await _withdraw(pipeline, first.text, question=IN_KB[:3], digest=digest)
     assert withdrawn is not None
     assert withdrawn.text == REPLY
     again = await pipeline.answer(IN_KB)
