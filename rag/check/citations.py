@@ -34,12 +34,12 @@ need no citation of their own.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from functools import partial
+from dataclasses import dataclass
 
 from rag.check.answer_text import Sentence, sentences
-from rag.check.arithmetic import Calculation, calculations
-from rag.check.claims import ClaimSources, Finding, judge
+from rag.check.arithmetic import calculations
+from rag.check.cited import CitedSources
+from rag.check.claims import Finding, judge
 from rag.check.counterparts import name_instead, number_instead
 from rag.check.coverage import (
     MIN_TERMS_TO_JUDGE,
@@ -49,11 +49,11 @@ from rag.check.coverage import (
     needs_source,
 )
 from rag.check.durations import durations
-from rag.check.number_grounds import Given, ungrounded
+from rag.check.number_grounds import Given
 from rag.check.numbers import Quantity, quantities
 from rag.check.problem_texts import ProblemTexts
 from rag.check.restated import swapped
-from rag.check.source_numbers import number_readings, number_values
+from rag.check.source_numbers import number_values
 from rag.check.table_rows import misplaced
 from rag.language import Language, detect_language
 from rag.markers import cited_numbers
@@ -91,64 +91,6 @@ class Report:
         return tuple(problem.message for problem in self.problems)
 
 
-@dataclass(slots=True)
-class _Sources:
-    hits: Sequence[Hit]
-    _numbers: dict[int, tuple[frozenset[float], frozenset[float]]]
-    _terms: dict[int, set[str]]
-    _languages: dict[int, Language] = field(default_factory=dict)
-    _durations: dict[int, frozenset[tuple[float, str]]] = field(default_factory=dict)
-
-    def text(self, n: int) -> str:
-        return self.hits[n - 1].chunk.text_with_headings
-
-    def numbers(self, n: int, *, ordinals: bool = False) -> frozenset[float]:
-        """The amounts source ``n`` mentions (with its ranks, too, when ``ordinals``)."""
-        if n not in self._numbers:  # both readings in one pass over the source
-            self._numbers[n] = number_readings(self.text(n))
-        amounts, ranks = self._numbers[n]
-        return ranks if ordinals else amounts
-
-    def durations(self, refs: Sequence[int]) -> frozenset[tuple[float, str]]:
-        """The (value, unit) durations sources ``refs`` state, for an answer that converts one."""
-        for n in refs:
-            if n not in self._durations:
-                self._durations[n] = durations(self.text(n))
-        return frozenset().union(*(self._durations[n] for n in refs))
-
-    def ungrounded(
-        self,
-        amounts: Sequence[Quantity],
-        plain: str,
-        calcs: Sequence[Calculation],
-        refs: Sequence[int],
-        given: Given,
-    ) -> list[Quantity]:
-        """The ``amounts`` of a sentence citing ``refs`` that nothing grounds."""
-        return ungrounded(
-            amounts,
-            plain,
-            calcs,
-            amounts=frozenset().union(*(self.numbers(n) for n in refs)),
-            ranks=frozenset().union(*(self.numbers(n, ordinals=True) for n in refs)),
-            durations=partial(self.durations, tuple(refs)),
-            given=given,
-        )
-
-    def texts(self, refs: Sequence[int]) -> list[tuple[int, str]]:
-        return [(n, self.text(n)) for n in refs]
-
-    def terms(self, n: int) -> set[str]:
-        if n not in self._terms:
-            self._terms[n] = claim_terms(self.text(n))
-        return self._terms[n]
-
-    def language(self, n: int) -> Language:
-        if n not in self._languages:  # once per source, not once per sentence group
-            self._languages[n] = detect_language(self.hits[n - 1].chunk.text)
-        return self._languages[n]
-
-
 def check(
     text: str, hits: Sequence[Hit], *, question: str = "", language: Language | None = None
 ) -> Report:
@@ -174,8 +116,7 @@ def check(
     covering = covering_sentences(found)
     calcs = [calculations(sentence.plain) for sentence in found]
     produced = frozenset().union(*(c.produced for cs in calcs for c in cs if c.ok))
-    sources = _Sources(hits, {}, {})
-    claims = ClaimSources(hits, question)
+    sources = CitedSources(hits, question)
     weakest = 1.0
     asked = Given(number_values(question, ordinals=True), durations(question), produced)
     for index, sentence in enumerate(found):
@@ -193,15 +134,14 @@ def check(
         missing = sources.ungrounded(amounts, sentence.plain, calcs[index], refs, asked)
         kept = [q for q in amounts if q not in missing]
         problems += misplaced(sentence, kept, sources.texts(refs), say)
-        written = frozenset().union(*(sources.numbers(n) for n in refs))
-        problems += swapped(sentence, kept, refs, claims, written, asked.numbers | produced, say)
+        problems += swapped(sentence, kept, refs, sources, asked.numbers | produced, say)
         if missing:
             shown = tuple(refs) if cited_anywhere else ()
             problems.append(_number_problem(sentence, missing, sources.texts(shown), say))
         if sentence.cites:
             problems.extend(_unrelated(found, index, covering, sources, say))
         if cover is not None and (needs_source(sentence, bool(amounts)) or names(sentence)):
-            finding = judge(sentence.plain, refs, claims, calculates=bool(calcs[index]))
+            finding = judge(sentence.plain, refs, sources, calculates=bool(calcs[index]))
             weakest = min(weakest, finding.support)
             named = {p.kind for p in problems if p.sentence == sentence.text} & _MORE_SPECIFIC
             cited = sources.texts(refs)
@@ -257,7 +197,7 @@ def _unrelated(
     found: Sequence[Sentence],
     index: int,
     covering: Sequence[int | None],
-    sources: _Sources,
+    sources: CitedSources,
     say: ProblemTexts,
 ) -> list[Problem]:
     """Cited sources that don't hold the sentences their markers cover.

@@ -19,15 +19,15 @@ compared word by word), as are sentences too thin to judge.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from rag.check.cited import CitedSources
 from rag.check.direction import turned
-from rag.check.entities import Grounds, missing_names
+from rag.check.entities import missing_names
 from rag.check.modality import flipped
 from rag.check.polarity import opposite
-from rag.check.support import MIN_CONTENT_WORDS, Passage, Window, content_words, coverage
+from rag.check.support import MIN_CONTENT_WORDS, content_words, coverage
 from rag.language import Language, detect_language
-from rag.results import Hit
 
 MIN_SUPPORT: dict[Language, float] = {"en": 0.2, "zh": 0.4}
 """A sentence is supported when its cited window holds at least this share of its content
@@ -46,47 +46,8 @@ class Finding:
     flipped: tuple[str, ...] = ()
 
 
-@dataclass(slots=True)
-class ClaimSources:
-    """The cited passages, cut into windows once per answer (several sentences cite each)."""
-
-    hits: Sequence[Hit]
-    question: str = ""
-    _passages: dict[tuple[int, Language], Passage] = field(default_factory=dict)
-    _languages: dict[int, Language] = field(default_factory=dict)
-    _grounds: dict[tuple[int, ...], Grounds] = field(default_factory=dict)
-    _best: dict[tuple[int, Language, frozenset[str]], Window] = field(default_factory=dict)
-
-    def language(self, n: int) -> Language:
-        if n not in self._languages:
-            self._languages[n] = detect_language(self.hits[n - 1].chunk.text)
-        return self._languages[n]
-
-    def text(self, n: int) -> str:
-        return self.hits[n - 1].chunk.text_with_headings
-
-    def passage(self, n: int, language: Language) -> Passage:
-        if (n, language) not in self._passages:
-            self._passages[n, language] = Passage(self.text(n), language)
-        return self._passages[n, language]
-
-    def best(self, n: int, language: Language, wanted: frozenset[str]) -> Window:
-        """The window of source ``n`` holding most of ``wanted`` (asked by more than one rule)."""
-        key = (n, language, wanted)
-        if key not in self._best:
-            self._best[key] = self.passage(n, language).best(wanted)
-        return self._best[key]
-
-    def grounds(self, refs: Sequence[int]) -> Grounds:
-        """The question and the sources ``refs``, folded once per answer, not per sentence."""
-        key = tuple(refs)
-        if key not in self._grounds:
-            self._grounds[key] = Grounds([self.question, *(self.text(n) for n in refs)])
-        return self._grounds[key]
-
-
 def judge(
-    plain: str, refs: Sequence[int], sources: ClaimSources, *, calculates: bool = False
+    plain: str, refs: Sequence[int], sources: CitedSources, *, calculates: bool = False
 ) -> Finding:
     """The claim rules applied to one sentence (``plain``: markers removed) citing ``refs``.
 

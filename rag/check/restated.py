@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from rag.check.answer_text import Sentence
-from rag.check.claims import ClaimSources
+from rag.check.cited import CitedSources
 from rag.check.durations import unit_of
 from rag.check.numbers import Quantity, normalise_digits, quantities, source_quantities
 from rag.check.problem_texts import ProblemTexts
@@ -81,28 +81,28 @@ def swapped(
     sentence: Sentence,
     grounded: Sequence[Quantity],
     refs: Sequence[int],
-    claims: ClaimSources,
-    written: frozenset[float],
+    sources: CitedSources,
     given: frozenset[float],
     say: ProblemTexts,
 ) -> list[Problem]:
-    """A problem for each number of ``sentence`` (``grounded``; ``written``: the amounts its
-    cited sources write; ``given``: the question's numbers and the answer's own results) that
-    the passage restating the sentence counts differently."""
+    """A problem for each number of ``sentence`` (``grounded``; ``given``: the question's
+    numbers and the answer's own results) that the passage restating the sentence counts
+    differently."""
     language = detect_language(sentence.plain)
     text = normalise_digits(sentence.plain)
     said = frozenset().union(*(q.values for q in grounded))
     # Written in a cited source: not given, derived ("贵 800 元") nor converted ("1 year").
     counts = _counts(grounded, text, language)
+    written = sources.amounts(refs)
     mine = [c for c in counts if c.values & written and not c.values & given]
     wanted = content_words(sentence.plain, language)
     if not mine or len(wanted) < MIN_CONTENT_WORDS:
         return []
     problems = []
     for ref in refs:
-        if claims.language(ref) != language:
+        if sources.language(ref) != language:
             continue
-        window = claims.best(ref, language, wanted)
+        window = sources.best(ref, language, wanted)
         if coverage(wanted, window.held(wanted)) < MIN_RESTATED:
             continue
         lines = (Window.of(piece, language) for piece in source_sentences(window.text))
