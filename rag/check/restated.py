@@ -9,8 +9,9 @@ the result of its own arithmetic): when the window of the passage that restates 
 number but holds another one counted in the same unit ("两次" for "三次", "3 working days" for
 "10 working days"), the number is misattributed.
 
-The same goes for a number of another unit of time: "5 hours" where that sentence says
-"5 minutes" (the number is grounded, its unit is not).
+The same goes for a number of another unit of time ("5 hours" where that sentence says
+"5 minutes") or another kind of day ("3 个自然日" where it says "3 个工作日"): the number is
+grounded, its unit is not.
 
 A number counts in a unit when one follows it: a Chinese unit or classifier ("次", "个工作日",
 "元"; dates excepted: "3 月" is March) or the English word right after it ("days", "CNY"). A
@@ -19,7 +20,7 @@ number without one is left to the number rule: "3" alone could be anything.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from rag.check.answer_text import Sentence
@@ -28,7 +29,7 @@ from rag.check.durations import unit_of
 from rag.check.numbers import Quantity, normalise_digits, quantities, source_quantities
 from rag.check.problem_texts import ProblemTexts
 from rag.check.support import MIN_CONTENT_WORDS, Window, content_words, coverage, source_sentences
-from rag.check.units import Counted, count_of, counted
+from rag.check.units import Counted, count_of, counted, day_kind
 from rag.language import Language, detect_language
 from rag.problems import Problem
 
@@ -52,19 +53,25 @@ def _window_counts(text: str, language: Language) -> tuple[Counted, ...]:
     return tuple(_counts(source_quantities(text), text, language))
 
 
-def _retimed(
-    sentence: Sentence, text: str, line: str, ref: int, say: ProblemTexts
+def _reunited(
+    sentence: Sentence,
+    text: str,
+    line: str,
+    ref: int,
+    say: ProblemTexts,
+    unit: Callable[[Quantity, str], str | None],
 ) -> list[Problem]:
-    """ "5 hours" where the line restating the sentence says "5 minutes": the number is grounded,
-    its unit of time is not (:func:`rag.check.durations.unit_of` reads units of time)."""
+    """ "5 hours" where the line restating the sentence says "5 minutes", or "3 个自然日" where it
+    says "3 个工作日": the number is grounded, its ``unit`` is not (units of time are read by
+    :func:`rag.check.durations.unit_of`, kinds of days by :func:`rag.check.units.day_kind`)."""
     language = detect_language(text)
     line = normalise_digits(line)
-    theirs = [(q, unit_of(q, line)) for q in source_quantities(line) if not q.ordinal]
+    theirs = [(q, unit(q, line)) for q in source_quantities(line) if not q.ordinal]
     problems = []
     for quantity in quantities(text):
-        unit = None if quantity.ordinal else unit_of(quantity, text)
+        mine = None if quantity.ordinal else unit(quantity, text)
         units = {other for q, other in theirs if other and q.values & quantity.values}
-        if unit is None or not units or unit in units:
+        if mine is None or not units or mine in units:
             continue
         instead = [_shown(q, line, language) for q, other in theirs if other in units]
         message = say.swapped(_shown(quantity, text, language), ref, instead)
@@ -108,7 +115,8 @@ def swapped(
         lines = (Window.of(piece, language) for piece in source_sentences(window.text))
         line = max(lines, key=lambda w: len(w.held(wanted)))
         theirs = _window_counts(line.text, language)
-        problems += _retimed(sentence, text, line.text, ref, say)
+        for unit in (unit_of, day_kind):
+            problems += _reunited(sentence, text, line.text, ref, say, unit)
         for number in mine:
             same = [c for c in theirs if c.unit == number.unit]
             if any(c.values & number.values for c in same) or all(c.values & said for c in same):

@@ -1,6 +1,10 @@
 """The unit a number counts in: a Chinese unit or classifier ("三次", "3 个工作日", "4800 元";
 dates excepted: "3 月" is March) or the English word right after it ("10 working days",
 "450 CNY"). Rules that compare two numbers ask it: two counts are only alike in one unit.
+
+Days come in two kinds a policy keeps apart: working days ("3 个工作日", "10 business days")
+and calendar days ("3 个自然日", "10 calendar days"); :func:`day_kind` tells which a number
+counts. Plain "天" / "days" say neither.
 """
 
 from __future__ import annotations
@@ -15,6 +19,11 @@ from rag.language import Language
 
 _DATE_UNITS = frozenset({"年", "月", "日", "号"})
 _EN_AFTER = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
+_EN_DAYS = re.compile(r"[\s-]*days?\b", re.IGNORECASE)
+_DAY_KINDS = (
+    ("working", re.compile(r"工作日|^[\s-]*(?:working|business|work)[\s-]?days?\b", re.I)),
+    ("calendar", re.compile(r"自然日|日历日|^[\s-]*calendar[\s-]?days?\b", re.I)),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +46,15 @@ def count_of(quantity: Quantity, text: str, language: Language) -> Counted | Non
     stems = content_words(after.group(1), "en") if after else frozenset()
     if not after or len(stems) != 1:
         return None
-    return Counted(quantity.values, next(iter(stems)), text[quantity.start : after.end()].strip())
+    days = _EN_DAYS.match(text, after.end())  # "10 working days", not "10 working"
+    end = days.end() if days else after.end()
+    return Counted(quantity.values, next(iter(stems)), text[quantity.start : end].strip())
+
+
+def day_kind(quantity: Quantity, text: str) -> str | None:
+    """ "working" or "calendar": the kind of days ``quantity`` (in ``text``) counts, if it says."""
+    written = text[quantity.end :] if quantity.text.isascii() else quantity.text
+    return next((kind for kind, days in _DAY_KINDS if days.search(written)), None)
 
 
 def counted(quantities: Sequence[Quantity], text: str, language: Language) -> list[Counted]:

@@ -33,7 +33,7 @@ def test_a_count_from_another_sentence_of_the_passage_is_misattributed() -> None
     [(kind, message)] = problems("Your line manager approves within 2 working days [1].", LEAVE)
     assert kind == "misattributed_number"
     assert message == (
-        "the answer says “2 working”, where [1] says the same thing with “3 working”"
+        "the answer says “2 working days”, where [1] says the same thing with “3 working days”"
     )
 
 
@@ -79,3 +79,22 @@ def test_a_rank_from_another_sentence_is_set_against_the_ranks_not_the_counts() 
     assert kind == "misattributed_number"
     assert message == "回答写「第二次」，所引资料 [1] 说同一件事的地方写的是「第三次」"
     assert problems("每个级别可免费转班两次，第三次起每次收取 100 元服务费[1]。", TRANSFER) == []
+
+
+def test_the_same_number_of_another_kind_of_day_is_misattributed() -> None:
+    """Working days and calendar days are different deadlines; plain "days" / "天" say neither."""
+    [(kind, message)] = problems(
+        "转班申请需在目标班级下一次上课前至少 3 个自然日提交[1]。", TRANSFER
+    )
+    assert kind == "misattributed_number"
+    assert message == "回答写「3个自然日」，所引资料 [1] 说同一件事的地方写的是「3个工作日」"
+    refunds = "Refunds are paid within 10 business days of approval."
+    [(kind, message)] = problems(
+        "Refunds are paid within 10 calendar days of approval [1].", refunds
+    )
+    assert message == (
+        "the answer says “10 calendar days”, where [1] says the same thing with “10 business days”"
+    )
+    assert problems("Refunds are paid within 10 working days of approval [1].", refunds) == []
+    assert problems("Refunds are paid within 10 days of approval [1].", refunds) == []
+    assert problems("转班申请需在目标班级下一次上课前至少 3 天提交[1]。", TRANSFER) == []
