@@ -11,7 +11,7 @@ saying the opposite of its source, not saying something else.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator
 from itertools import pairwise
 
 _ZH = re.compile(r"[\u4e00-\u9fff]")
@@ -37,47 +37,49 @@ def spans(text: str) -> list[str]:
     return found + [f"{one}，{two}" for one, two in pairwise(found)]
 
 
-def restated(terms: set[str], held: Sequence[tuple[str, set[str]]]) -> tuple[str, set[str]] | None:
-    """The source clause (with the terms both share) restating a clause with ``terms``."""
-    best = max(held, key=lambda pair: len(terms & pair[1]), default=None)
-    if best is None or not _close(terms, best[1]):
-        return None
-    return best[0], terms & best[1]
-
-
 def _close(terms: set[str], other: set[str]) -> bool:
     shared = len(terms & other)
     return shared >= MIN_SHARED and shared >= MIN_SHARE * min(len(terms), len(other))
 
 
-def pairs(
-    sentence: str, source: str, terms: Callable[[str], set[str]], *, skip: Callable[[str], bool]
-) -> list[tuple[str, str, set[str]]]:
-    """Each clause of ``sentence`` with the source clause restating it and their shared terms
-    (clauses for which ``skip`` holds are left out on both sides)."""
+def _sides(
+    sentence: str, source: str, terms: Callable[[str], set[str]], skip: Callable[[str], bool]
+) -> Iterator[tuple[str, set[str], list[tuple[str, set[str]]]]]:
+    """Each clause of ``sentence`` worth matching, its terms, and the source clauses with
+    theirs (clauses for which ``skip`` holds are left out on both sides)."""
     held = [(clause, terms(clause)) for clause in spans(source) if not skip(clause)]
-    found = []
     for clause in spans(sentence):
         own = terms(clause)
-        if skip(clause) or len(own) < MIN_SHARED:
-            continue
-        match = restated(own, held)
-        if match is not None:
-            found.append((clause, *match))
-    return found
+        if not skip(clause) and len(own) >= MIN_SHARED:
+            yield clause, own, held
 
 
 def candidates(
-    sentence: str, source: str, terms: Callable[[str], set[str]]
+    sentence: str,
+    source: str,
+    terms: Callable[[str], set[str]],
+    *,
+    skip: Callable[[str], bool] = lambda clause: False,
 ) -> list[tuple[str, list[str]]]:
     """Each clause of ``sentence`` with every source clause close enough to restate it: two
     source clauses may restate one sentence clause equally well ("最高点报每克225.75元" and
     "最低点报每克223.7元" share all but their numbers)."""
-    held = [(clause, terms(clause)) for clause in clauses(source)]
     found = []
-    for clause in clauses(sentence):
-        own = terms(clause)
-        close = [other for other, its in held if len(own) >= MIN_SHARED and _close(own, its)]
+    for clause, own, held in _sides(sentence, source, terms, skip):
+        close = [other for other, its in held if _close(own, its)]
         if close:
             found.append((clause, close))
+    return found
+
+
+def pairs(
+    sentence: str, source: str, terms: Callable[[str], set[str]], *, skip: Callable[[str], bool]
+) -> list[tuple[str, str, set[str]]]:
+    """Each clause of ``sentence`` with the source clause restating it (the one sharing most of
+    its terms, if close enough) and the terms they share."""
+    found = []
+    for clause, own, held in _sides(sentence, source, terms, skip):
+        best = max(held, key=lambda pair: len(own & pair[1]), default=None)
+        if best is not None and _close(own, best[1]):
+            found.append((clause, best[0], own & best[1]))
     return found
