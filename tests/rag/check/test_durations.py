@@ -78,3 +78,15 @@ def test_amounts_of_other_units_add_up_to_nothing() -> None:
     ):
         kinds = [p.kind for p in check(answer, [make_hit(source)], question="?").problems]
         assert kinds == ["ungrounded_number"], answer
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["签署 30 周年纪念活动", "两周岁的孩子", "学生读三年级", "八十年代的歌", "连续三个季度增长"],
+)
+def test_a_unit_that_starts_like_a_unit_of_time_is_read_whole(text: str) -> None:
+    """ "30 周年" is an anniversary, not 30 weeks; "三年级" a school year, not three years. The
+    card names the number as written ("30 周年")."""
+    [quantity] = quantities(text)
+    assert unit_of(quantity, text) is None
+    assert durations(text) == frozenset()
