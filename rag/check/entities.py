@@ -28,7 +28,7 @@ from functools import lru_cache
 
 from rag.check.numbers import words
 from rag.check.support import content_words
-from rag.check.zh_names import MIN_ZH_NAME_CHARS, MIN_ZH_PERSON_CHARS, zh_names
+from rag.check.zh_names import MIN_ZH_NAME_CHARS, MIN_ZH_PERSON_CHARS, full_name, zh_names
 from rag.language import Language
 
 NEAR_PREFIX = 4
@@ -114,6 +114,7 @@ def _zh_names(text: str) -> tuple[str, ...]:
         for name in zh_names(text)
         if len(name.text)
         >= (MIN_ZH_PERSON_CHARS if name.flag.startswith("nr") else MIN_ZH_NAME_CHARS)
+        or (len(name.text) == MIN_ZH_NAME_CHARS and full_name(name))
     )
 
 

@@ -25,6 +25,14 @@ MIN_ZH_NAME_CHARS = 2
 MIN_ZH_PERSON_CHARS = 3
 """Two-character "person names" in jieba's dictionary are mostly ordinary words read as
 names (顾问, 元贵 in "4800 元贵 800 元"); full names and transliterations are longer."""
+SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏"
+    "魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵"
+    "万钱严覃武戴莫孔向汤"
+)
+"""The hundred commonest Chinese surnames. A two-character person jieba guessed (a word not in
+its dictionary) that starts with one is a full name: 黄锋, 李旭. The two-character "persons" in
+its dictionary are ordinary words (顾问, 祝贺), and 元贵 does not start with a common surname."""
 MAX_NAME_TAIL = 2
 """Single characters a transliterated name may run on by after jieba's cut ("弗拉德|里|希")."""
 TRANSLITERATION = frozenset(
@@ -83,3 +91,9 @@ def zh_names(text: str, *, guess: bool = True) -> tuple[ZhName, ...]:
 
 def _person(flag: str) -> bool:
     return flag.startswith("nr")
+
+
+def full_name(name: ZhName) -> bool:
+    """Whether a person's name of two characters is a surname and a given name (see
+    :data:`SURNAMES`); longer ones are names anyway."""
+    return _person(name.flag) and name.text[0] in SURNAMES and jieba.get_FREQ(name.text) is None

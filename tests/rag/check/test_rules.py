@@ -82,6 +82,17 @@ def test_a_chinese_name_is_still_grounded_as_a_substring() -> None:
     assert missing_names("默克尔会见了法国总理。", "zh", grounds) == ["默克尔"]
 
 
+def test_a_two_character_chinese_name_is_a_name_when_it_starts_with_a_surname() -> None:
+    """黄锋 and 李旭 are people jieba guessed; 顾问 and 祝贺 are words its dictionary lists as
+    names, and 元贵 (of "4800 元贵 800 元") does not start with a common surname."""
+    grounds = Grounds(["自治区教育厅厅长秦斌表示，将逐步消除大班额。课程顾问向学员表示祝贺。"])
+    assert missing_names("教育厅厅长黄锋表示，将逐步消除大班额。", "zh", grounds) == ["黄锋"]
+    assert missing_names("教育厅厅长秦斌表示，将逐步消除大班额。", "zh", grounds) == []
+    assert missing_names("由顾问联系学员。", "zh", Grounds(["学员结业。"])) == []
+    assert missing_names("老师向学员表示祝贺。", "zh", Grounds(["学员结业。"])) == []
+    assert missing_names("商务级 5600 元，比流利级 4800 元贵 800 元。", "zh", Grounds([""])) == []
+
+
 # --- unrelated_source: a sentence held by one of the sources it cites -----------------------
 
 
