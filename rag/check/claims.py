@@ -47,12 +47,14 @@ class Finding:
 
 
 def judge(
-    plain: str, refs: Sequence[int], sources: CitedSources, *, calculates: bool = False
+    plain: str, refs: Sequence[int], sources: CitedSources, *, names_only: bool = False
 ) -> Finding:
     """The claim rules applied to one sentence (``plain``: markers removed) citing ``refs``.
 
-    A sentence that ``calculates`` ("两者合计 6 + 10 = 16") is judged by the number and
-    arithmetic rules, not by its words: it states a result, not something the source says.
+    ``names_only``: only its names are judged here. A sentence that calculates ("两者合计
+    6 + 10 = 16") is judged by the number and arithmetic rules, not by its words: it states a
+    result, not something the source says. A lead-in ("……对新华社记者说，办法明确界定：")
+    hands its claim to what follows, but the people and things it names are its own.
     """
     language = detect_language(plain)
     refs = [n for n in refs if sources.language(n) == language]
@@ -60,7 +62,7 @@ def judge(
         return Finding(1.0)
     wanted = content_words(plain, language)
     names = tuple(missing_names(plain, language, sources.grounds(refs)))
-    if len(wanted) < MIN_CONTENT_WORDS or calculates:
+    if len(wanted) < MIN_CONTENT_WORDS or names_only:
         return Finding(1.0, missing_names=names)
     best = [sources.best(n, language, wanted) for n in refs]
     support = coverage(wanted, frozenset().union(*(window.held(wanted) for window in best)))

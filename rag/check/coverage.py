@@ -25,6 +25,9 @@ MIN_TERMS_TO_JUDGE = 2
 SUBSTANTIVE_TERMS = 3
 """A sentence with no quantity states a fact when it has at least this many content terms."""
 _HEADING_LINE_CHARS = 20
+TITLE_SHARE = 0.6
+"""A line with this share of its words capitalised is written as a title."""
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _EXEMPT = re.compile(
     r"希望.{0,8}帮助|如有(?:疑问|问题|其他)|欢迎.{0,4}(?:咨询|提问)"
     r"|(?:资料|文档|来源)[里中]?(?:没有|未|并未|没)(?:写|提到|提及|说明|涉及|给出)"
@@ -120,11 +123,18 @@ def needs_source(sentence: Sentence, has_quantity: bool) -> bool:
 
 
 def names(sentence: Sentence) -> bool:
-    """Whether a sentence too short to state a fact in words names something specific ("Install
-    McAfee on it [1]."): its names are still checked against what it cites."""
-    if sentence.lead_in or sentence.text.startswith("#"):
+    """Whether a sentence too short to state a fact in words, or a lead-in, names something
+    specific ("Install McAfee on it [1].", "孟庆龙对记者说，办法明确界定：[1]"): its names are
+    still checked against what it cites. A heading, or a lead-in written as a title ("Fischer
+    Indole Synthesis:"), is capitalised as titles are, not because it names things."""
+    if sentence.text.startswith("#") or (sentence.lead_in and _title_case(sentence.plain)):
         return False
     return bool(named_things(sentence.plain, detect_language(sentence.plain)))
+
+
+def _title_case(text: str) -> bool:
+    words = _WORD.findall(text)
+    return len(words) >= 2 and sum(word[0].isupper() for word in words) >= TITLE_SHARE * len(words)
 
 
 def cited_sentences(text: str, n_hits: int) -> list[tuple[str, tuple[int, ...]]]:

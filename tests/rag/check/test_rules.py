@@ -181,6 +181,18 @@ def test_a_sentence_too_short_to_judge_by_its_words_still_has_its_names_checked(
     assert kinds("Install McAfee on it [1].", "Install McAfee antivirus on it.") == []
 
 
+def test_a_lead_in_has_its_names_checked_but_not_its_words() -> None:
+    """ "……对记者说，办法明确界定：" hands its claim to what follows; who said it is its own."""
+    source = "中国人民银行副行长潘功胜表示，办法对网络借贷的定义、范围作了界定。"
+    lead_in = "研究院执行院长孟庆龙对记者说，办法对网络借贷进行了明确界定：[1]\n- 范围[1]"
+    assert kinds(lead_in, source) == ["ungrounded_name"]
+    faithful = "副行长潘功胜对记者说，办法对网络借贷进行了明确界定：[1]\n- 范围[1]"
+    assert kinds(faithful, source) == []
+    # written as a title: capitalised because it is one, not because it names things
+    title = "Palladium-Catalyzed Direct Functionalization:\nIt forms the indole ring [1]."
+    assert kinds(title, "Palladium catalysis forms the indole ring directly.") == []
+
+
 def test_latin_names_in_a_chinese_sentence_are_names() -> None:
     """In Chinese text a Latin word with a capital or a digit is an acronym, product or code."""
     source = "请在 HR 系统中提交申请，用 Win10 电脑登录。"
