@@ -6,7 +6,8 @@ The number rule grounds an amount by its value; a faithful answer that converts 
 that are exact count: minutes, hours, days and weeks on one scale; months and years on another.
 A month is not 30 days, nor a year 52 weeks, so "30 天" does not ground "一个月".
 
-A quantity's unit is read where it is written: the word right after an English number
+A quantity's unit is read where it is written (:func:`rag.check.units.written_unit`, which
+the rules that compare counts read too): the word right after an English number
 ("12 months", "a 12-month plan"), the unit inside a Chinese quantity ("12 个月", "两周"). Two
 Chinese readings are left out because they are dates, not durations: "3 月" (March) and a
 "年" after a four-digit number ("2024 年").
@@ -15,18 +16,20 @@ Chinese readings are left out because they are dates, not durations: "3 月" (Ma
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable
 
 from rag.check.numbers import Quantity, normalise_digits, source_quantities
+from rag.check.units import written_unit
 
 MINUTES = {"minute": 1, "hour": 60, "day": 24 * 60, "week": 7 * 24 * 60}
 MONTHS = {"month": 1, "year": 12}
 
-_EN_UNIT = re.compile(
-    r"[\s-]*(?P<unit>years?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?)\b", re.IGNORECASE
-)
-_EN_UNITS = {"yr": "year", "hr": "hour", "min": "minute"}
+_EN_UNITS = {
+    **{unit: unit for unit in ("year", "month", "week", "day", "hour", "minute")},
+    "yr": "year",
+    "hr": "hour",
+    "min": "minute",
+}
 _ZH_UNITS = {
     "年": "year",
     "个月": "month",
@@ -36,27 +39,23 @@ _ZH_UNITS = {
     "天": "day",
     "小时": "hour",
     "个小时": "hour",
-    "钟头": "hour",
-    "个钟头": "hour",
     "分钟": "minute",
 }
-_NUMERAL = re.compile(r"[\d.,\s零〇一二两三四五六七八九十百千万亿点]+")
 FIRST_YEAR_DATE = 1000
 """A "年" after a number this large is a calendar year (2024 年), not a count of years."""
 
 
 def unit_of(quantity: Quantity, text: str) -> str | None:
     """The duration unit ``quantity`` counts in ``text`` (``"month"``), if it counts one."""
+    written = written_unit(quantity, text)
+    if written is None:
+        return None
     if not quantity.text.isascii():
-        unit = _ZH_UNITS.get(_NUMERAL.sub("", quantity.text).strip())
+        unit = _ZH_UNITS.get(written)
         if unit == "year" and max(quantity.values, default=0.0) >= FIRST_YEAR_DATE:
             return None
         return unit
-    after = _EN_UNIT.match(text, quantity.end)
-    if after is None:
-        return None
-    word = after["unit"].lower().removesuffix("s")
-    return _EN_UNITS.get(word, word)
+    return _EN_UNITS.get(written.lower().rstrip("'’").removesuffix("s"))
 
 
 def durations(text: str) -> frozenset[tuple[float, str]]:

@@ -1,6 +1,8 @@
 """The unit a number counts in: a Chinese unit or classifier ("三次", "3 个工作日", "4800 元";
 dates excepted: "3 月" is March) or the English word right after it ("10 working days",
 "450 CNY"). Rules that compare two numbers ask it: two counts are only alike in one unit.
+:func:`written_unit` reads the unit as written; :func:`rag.check.durations.unit_of` reads units
+of time from it too.
 
 Days come in two kinds a policy keeps apart: working days ("3 个工作日", "10 business days")
 and calendar days ("3 个自然日", "10 calendar days"); :func:`day_kind` tells which a number
@@ -35,15 +37,27 @@ class Counted:
     shown: str
 
 
+def written_unit(quantity: Quantity, text: str, *, chinese: bool = False) -> str | None:
+    """The unit as written with ``quantity`` (in ``text``): the Chinese unit or classifier
+    that ends it ("个月" of "12 个月"), or the English word right after it ("months").
+    ``chinese``: read it the Chinese way even where the quantity is digits only."""
+    if chinese or not quantity.text.isascii():
+        return next((unit for unit in UNITS if quantity.text.endswith(unit)), None)
+    after = _EN_AFTER.match(text, quantity.end)
+    return after.group(1) if after else None
+
+
 def count_of(quantity: Quantity, text: str, language: Language) -> Counted | None:
     """``quantity`` (in ``text``) with the unit it counts in, if one follows it."""
+    unit = written_unit(quantity, text, chinese=language == "zh")
+    if unit is None:
+        return None
     if language == "zh" or not quantity.text.isascii():
-        unit = next((u for u in UNITS if quantity.text.endswith(u)), None)
-        if unit is None or unit in _DATE_UNITS:
+        if unit in _DATE_UNITS:
             return None
         return Counted(quantity.values, unit, quantity.text.replace(" ", ""))
     after = _EN_AFTER.match(text, quantity.end)
-    stems = content_words(after.group(1), "en") if after else frozenset()
+    stems = content_words(unit, "en")
     if not after or len(stems) != 1:
         return None
     days = _EN_DAYS.match(text, after.end())  # "10 working days", not "10 working"
