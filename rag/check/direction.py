@@ -38,10 +38,15 @@ PAIRS = tuple(
 )
 
 
+_MAY_OR_ONLY = re.compile(r"只能|只可|仅能|仅可|可以|可")
+"""Whether the clause allows or restricts is not what it is about: "只能在开课前申请退费"
+restates "可在开课后任何时间申请退费" with its order turned round."""
+
+
 def _terms(clause: str) -> set[str]:
     for one, other in PAIRS:
         clause = other.sub(" ", one.sub(" ", clause))
-    return claim_terms(clause)
+    return claim_terms(_MAY_OR_ONLY.sub(" ", clause))
 
 
 def turned(sentence: str, source: str) -> bool:

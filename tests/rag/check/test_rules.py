@@ -322,6 +322,8 @@ def test_the_same_yes_or_no_in_other_words_or_a_denial_of_something_else_is_not(
             "助教需课后 15 分钟到教室，检查设备[1]。",
             "1. 课前 15 分钟到教室，检查设备、准备教材和签到表。\n2. 课上协助老师组织小组练习。",
         ),
+        # "只能" restricts where the source allows: not what the clause is about
+        ("学员只能在开课前申请退费[1]。", "1. 学员可在开课后任何时间申请退费，需填写申请表。"),
     ],
 )
 def test_a_limit_or_an_order_turned_round_is_flagged(sentence: str, source: str) -> None:
@@ -334,6 +336,8 @@ def test_a_direction_the_source_states_elsewhere_is_not_turned_round() -> None:
     sentence = "盘中窄幅震荡运行，最高点报每克225.75元，最低点报每克223.7元[1]。"
     assert kinds(sentence, source) == []
     assert kinds("转级需在第 4 课时结束前提出[1]。", "转级需在本级别第 4 课时结束前提出。") == []
+    refunds = "1. 学员可在开课后任何时间申请退费，需填写申请表。"
+    assert kinds("学员只能在开课后申请退费[1]。", refunds) == []
 
 
 def test_a_duty_the_source_says_there_is_none_of_is_turned_round() -> None:
