@@ -39,6 +39,8 @@ _ZH_UNITS = {
     "天": "day",
     "小时": "hour",
     "个小时": "hour",
+    "钟头": "hour",
+    "个钟头": "hour",
     "分钟": "minute",
 }
 FIRST_YEAR_DATE = 1000

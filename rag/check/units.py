@@ -22,9 +22,10 @@ from rag.language import Language
 _DATE_UNITS = frozenset({"年", "月", "日", "号"})
 _EN_AFTER = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
 _EN_DAYS = re.compile(r"[\s-]*days?\b", re.IGNORECASE)
-_DAY_KINDS = (
-    ("working", re.compile(r"工作日|^[\s-]*(?:working|business|work)[\s-]?days?\b", re.I)),
-    ("calendar", re.compile(r"自然日|日历日|^[\s-]*calendar[\s-]?days?\b", re.I)),
+_ZH_DAY_KINDS = (("working", "工作日"), ("calendar", "自然日"), ("calendar", "日历日"))
+_EN_DAY_KINDS = (
+    ("working", re.compile(r"[\s-]*(?:working|business|work)[\s-]?days?\b", re.IGNORECASE)),
+    ("calendar", re.compile(r"[\s-]*calendar[\s-]?days?\b", re.IGNORECASE)),
 )
 
 
@@ -67,8 +68,10 @@ def count_of(quantity: Quantity, text: str, language: Language) -> Counted | Non
 
 def day_kind(quantity: Quantity, text: str) -> str | None:
     """ "working" or "calendar": the kind of days ``quantity`` (in ``text``) counts, if it says."""
-    written = text[quantity.end :] if quantity.text.isascii() else quantity.text
-    return next((kind for kind, days in _DAY_KINDS if days.search(written)), None)
+    if quantity.text.isascii():
+        return next((kind for kind, days in _EN_DAY_KINDS if days.match(text, quantity.end)), None)
+    unit = written_unit(quantity, text) or ""
+    return next((kind for kind, days in _ZH_DAY_KINDS if unit.endswith(days)), None)
 
 
 def counted(quantities: Sequence[Quantity], text: str, language: Language) -> list[Counted]:

@@ -90,3 +90,10 @@ def test_a_unit_that_starts_like_a_unit_of_time_is_read_whole(text: str) -> None
     [quantity] = quantities(text)
     assert unit_of(quantity, text) is None
     assert durations(text) == frozenset()
+
+
+def test_hours_written_as_zhongtou_are_hours() -> None:
+    """ "两个钟头" is two hours, and converts like "2 小时"."""
+    assert durations("会议开两个钟头") == frozenset({(2.0, "hour")})
+    report = check("会议开 120 分钟[1]。", [make_hit("会议开两个钟头。")], question="多久？")
+    assert report.problems == ()

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 
 from rag.check.citations import check
+from rag.check.numbers import quantities
+from rag.check.units import day_kind
 from tests.rag.factories import make_hit
 
 TRANSFER = (
@@ -98,3 +100,9 @@ def test_the_same_number_of_another_kind_of_day_is_misattributed() -> None:
     assert problems("Refunds are paid within 10 working days of approval [1].", refunds) == []
     assert problems("Refunds are paid within 10 days of approval [1].", refunds) == []
     assert problems("转班申请需在目标班级下一次上课前至少 3 天提交[1]。", TRANSFER) == []
+
+
+def test_a_kind_of_day_is_read_only_where_the_number_counts_days() -> None:
+    """A bare number ("编号 2024") does not count the working days written after it."""
+    text = "编号 2024 的申请须在 5 个工作日内提交"
+    assert [day_kind(q, text) for q in quantities(text)] == [None, "working"]
