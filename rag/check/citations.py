@@ -45,6 +45,7 @@ from rag.check.coverage import (
     MIN_TERMS_TO_JUDGE,
     applicable,
     covering_sentences,
+    introduced,
     names,
     needs_source,
 )
@@ -211,7 +212,10 @@ def _unrelated(
     content from [1] and one detail from [2].) Sentences of fewer
     than two content terms ("应退 3420 元[1]") are left to the number rule.
     """
-    group = " ".join(found[j].plain for j in range(len(found)) if covering[j] == index)
+    covered = [j for j in range(len(found)) if covering[j] == index]
+    if found[index].lead_in:  # "Here are the rules [1]:" points at the list below it
+        covered += introduced(found, index)
+    group = " ".join(found[j].plain for j in dict.fromkeys(covered))
     wanted = claim_terms(group)
     if len(wanted) < MIN_TERMS_TO_JUDGE:
         return []

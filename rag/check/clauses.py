@@ -5,7 +5,8 @@ The rules that compare statements rather than words (:mod:`rag.check.modality`,
 each against the source clause that shares the most of its content terms. They are "the same
 statement" when they share at least :data:`MIN_SHARED` terms and :data:`MIN_SHARE` of the
 shorter one's: then a denial, a duty or a direction that differs between them is the sentence
-saying the opposite of its source, not saying something else.
+saying the opposite of its source, not saying something else. In Chinese two neighbouring
+clauses are also read together (:func:`spans`).
 """
 
 from __future__ import annotations

@@ -69,6 +69,17 @@ def _sources_line(sentence: Sentence) -> bool:
     return short and (sentence.lead_in or len(claim_terms(sentence.plain)) < MIN_TERMS_TO_JUDGE)
 
 
+def introduced(found: Sequence[Sentence], index: int) -> list[int]:
+    """The list items or table rows right under the lead-in ``found[index]``, in its block:
+    what its citation points at, whether or not they cite again themselves."""
+    under = []
+    for below in range(index + 1, len(found)):
+        if found[below].block != found[index].block or not found[below].item:
+            break
+        under.append(below)
+    return under
+
+
 def _lead_in_above(found: Sequence[Sentence], index: int) -> int | None:
     for above in range(index - 1, -1, -1):
         candidate = found[above]

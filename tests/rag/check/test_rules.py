@@ -105,6 +105,14 @@ def test_an_extra_citation_beside_a_source_that_holds_the_sentence_is_not_blamed
     assert "unrelated_source" in kinds(f"{en} [2].", LEAVE_TEXT, "Parking is free for staff.")
 
 
+def test_a_cited_lead_in_is_related_to_its_source_through_the_list_it_introduces() -> None:
+    """ "Here are the main rules [1]:" shares no word with the leave policy; its list does."""
+    lead_in = "Here are the main rules [1]:\n- Full-time staff receive 20 days of paid leave [1]."
+    assert kinds(lead_in, LEAVE_TEXT) == []
+    wrong = "Here are the parking rules [1]:\n- Visitors park in lot B behind the gym [1]."
+    assert "unrelated_source" in kinds(wrong, LEAVE_TEXT)
+
+
 def test_a_code_is_grounded_whole_even_where_a_page_lost_its_subscript() -> None:
     grounds = Grounds(["Titanium dioxide (TiO 2 ) and the 4IR."])
     assert missing_names("Researchers prefer TiO2 photocatalysts.", "en", grounds) == []
