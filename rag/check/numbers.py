@@ -87,8 +87,13 @@ _EN_NUMBER = re.compile(
     r"\b(" + "|".join(sorted(_EN_NUMBERS, key=len, reverse=True)) + r")(?:-(\w+))?\b",
     re.IGNORECASE,
 )
+_FRACTION = re.compile(
+    r"(?:half|halves|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|"
+    r"eighths?|ninths?|tenths?|hundredths?)",
+    re.IGNORECASE,
+)
 _EN_ONE_UNITS = re.compile(
-    r"\s+(?:day|week|month|year|hour|minute|lesson|level|working day|business day)s?\b",
+    r"[\s-]+(?:day|week|month|year|hour|minute|lesson|level|working day|business day)s?\b",
     re.IGNORECASE,
 )
 _MONTHS = {
@@ -241,15 +246,18 @@ def _value(part: str) -> float | None:
 def _english(text: str, *, strict: bool) -> list[Quantity]:
     found: list[Quantity] = []
     for match in _EN_NUMBER.finditer(text):
-        value = _EN_NUMBERS[match[1].lower()]
+        value, (start, end) = _EN_NUMBERS[match[1].lower()], match.span()
         if match[2]:
             tail = _EN_NUMBERS.get(match[2].lower())
-            if tail is None or tail >= 10:
-                continue
-            value += tail
-        if strict and value == 1 and not _EN_ONE_UNITS.match(text, match.end()):
+            if (tail is not None and tail >= 10) or _FRACTION.fullmatch(match[2]):
+                continue  # "two-thirds" is a fraction, not 2
+            if tail is None:
+                end = match.end(1)  # "two-week", "two-factor": the number is "two"
+            else:
+                value += tail  # "twenty-one"
+        if strict and value == 1 and not _EN_ONE_UNITS.match(text, end):
             continue  # "one of", "no one": a pronoun, not a count
-        found.append(Quantity(match.group(), frozenset({key(float(value))}), *match.span()))
+        found.append(Quantity(text[start:end], frozenset({key(float(value))}), start, end))
     for match in _MONTH.finditer(text):
         around = (
             text[max(0, match.start() - 3) : match.start()],

@@ -123,3 +123,12 @@ def test_english_ranks_are_ordinals_grounded_by_list_numbering() -> None:
     levels = "1. 入门级\n3. 流利级：4800 元"
     assert 3 not in number_values(levels)
     assert 3 in number_values(levels, ordinals=True)
+
+
+def test_a_number_word_before_a_hyphen_is_the_number() -> None:
+    """ "two-week", "two-factor" say two; "twenty-one" is one number; "two-thirds" a fraction."""
+    assert [q.values for q in quantities("a two-week course")] == [{2.0}]
+    assert [q.values for q in quantities("twenty-one days")] == [{21.0}]
+    assert quantities("two-thirds of staff") == []
+    assert quantities("a one-off payment") == []
+    assert number_values("Two-factor authentication is required") == {2.0}
