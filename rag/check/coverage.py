@@ -70,26 +70,30 @@ def _sources_line(sentence: Sentence) -> bool:
 
 
 def introduced(found: Sequence[Sentence], index: int) -> list[int]:
-    """The list items or table rows right under the lead-in ``found[index]``, in its block:
-    what its citation points at, whether or not they cite again themselves."""
+    """The list items or table rows under the lead-in ``found[index]``: what its citation
+    points at, whether or not they cite again themselves. Models often leave a blank line
+    before a table or between items; a heading or a line of prose ends the list."""
     under = []
     for below in range(index + 1, len(found)):
-        if found[below].block != found[index].block or not found[below].item:
+        if not _listed(found[below]):
             break
         under.append(below)
     return under
 
 
 def _lead_in_above(found: Sequence[Sentence], index: int) -> int | None:
+    """The cited lead-in whose list ``found[index]`` is in, if any (see :func:`introduced`)."""
     for above in range(index - 1, -1, -1):
         candidate = found[above]
-        if candidate.block != found[index].block:
-            return None
         if candidate.lead_in:
             return above if candidate.cites else None
-        if not candidate.item:
+        if not _listed(candidate):
             return None
     return None
+
+
+def _listed(sentence: Sentence) -> bool:
+    return sentence.item and not sentence.text.startswith("#")
 
 
 def applicable(

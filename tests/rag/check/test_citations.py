@@ -286,6 +286,18 @@ def test_a_cited_lead_in_covers_the_list_and_table_under_it() -> None:
     assert check(text, hits).ok
 
 
+def test_a_cited_lead_in_covers_its_list_across_a_blank_line_until_a_heading() -> None:
+    """Models leave a blank line before a table or between list items; a heading starts
+    something else."""
+    hits = [make_hit("| 入门级 | 3600 元 |\n| 流利级 | 4800 元 |\n手续费 5%，最低 50 元。")]
+    table = "各级别课程费如下[1]：\n\n| 级别 | 课程费 |\n| --- | --- |\n| 入门级 | 3600 元 |"
+    assert check(table, hits).ok
+    loose = "手续费规则如下[1]：\n\n- 退款金额的 5%\n\n- 最低 50 元"
+    assert check(loose, hits).ok
+    headed = "手续费规则如下[1]：\n\n## 其他\n- 退款金额的 5%，最低 50 元"
+    assert kinds(headed, hits) == ["no_citation"]
+
+
 def test_a_list_under_an_uncited_lead_in_is_not_covered() -> None:
     text = "退费流程如下：\n- 填写退费申请表并提供缴费凭证\n- 教务部审核后 10 个工作日内退回[1]"
     hits = [make_hit("填写退费申请表并提供缴费凭证。审核通过后 10 个工作日内原路退回。")]
