@@ -16,15 +16,16 @@ from rag.markers import MARKER, cited_numbers
 from rag.reading import sentence_pieces
 
 _LEADING_MARKERS = re.compile(rf"^\s*(?:{MARKER.pattern}\s*)+")
+_STEP = r"\**(?:(?i:step)\s*\d{1,2}|步骤\s*\d{1,2}|第[一二三四五六七八九十]{1,3}步)\s*[:：.、]\**"
 _BLOCK_START = re.compile(
     r"^\s*(?:[-*+•](?=\s)|[>|]|#{1,6}\s|\d{1,2}(?:[.．](?!\d)|[)、])|[(（]\d{1,2}[)）]"
-    r"|[一二三四五六七八九十]+、)"
+    rf"|[一二三四五六七八九十]+、|{_STEP})"
 )
-"""A line that starts its own paragraph: list item ("- ", "1. ", "（2）", "三、"), quote, table
-row or heading. Bold text ("**计算**") is not a bullet."""
+"""A line that starts its own paragraph: list item ("- ", "1. ", "（2）", "三、", "Step 2:",
+"第二步："), quote, table row or heading. Bold text ("**计算**") is not a bullet."""
 _LIST_MARKER = re.compile(
     r"^\s*(?:[-*+•](?=\s)|>+|#{1,6}|\d{1,2}(?:[.．](?!\d)|[)、])|[(（]\d{1,2}[)）]"
-    r"|[一二三四五六七八九十]+、)\s*"
+    rf"|[一二三四五六七八九十]+、|{_STEP})\s*"
 )
 
 

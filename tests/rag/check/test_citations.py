@@ -298,6 +298,15 @@ def test_a_cited_lead_in_covers_its_list_across_a_blank_line_until_a_heading() -
     assert kinds(headed, hits) == ["no_citation"]
 
 
+def test_a_step_label_is_the_answers_own_numbering_not_a_number_to_ground() -> None:
+    hits = [make_hit("填写退费申请表并提供缴费凭证。审核通过后 10 个工作日内原路退回。")]
+    steps = "第一步：填写退费申请表并提供缴费凭证[1]。\n第二步：审核通过后 10 个工作日内退回[1]。"
+    assert check(steps, hits).ok
+    english = "Step 1: Fill in the refund form [1].\n**Step 2:** Wait 10 working days [1]."
+    source = "Fill in the refund form. The refund is paid within 10 working days."
+    assert check(english, [make_hit(source)]).ok
+
+
 def test_a_list_under_an_uncited_lead_in_is_not_covered() -> None:
     text = "退费流程如下：\n- 填写退费申请表并提供缴费凭证\n- 教务部审核后 10 个工作日内退回[1]"
     hits = [make_hit("填写退费申请表并提供缴费凭证。审核通过后 10 个工作日内原路退回。")]
