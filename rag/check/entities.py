@@ -176,6 +176,15 @@ class Grounds:
             return False
         return any(joined in text for text in self._joined())
 
+    def _camel_part(self, word: str) -> bool:
+        """Whether the texts write ``word`` as one part of a camel-case name: "mac" + "OS",
+        "Mac" + "Book", "i" + "Phone"."""
+        first = rf"(?<![A-Za-z])(?i:{re.escape(word)})(?=[A-Z][A-Za-z])"
+        # a later part starts with its capital: "Point" of "PowerPoint", not "ion" of "station"
+        later = rf"(?<=[a-z]){re.escape(word[0].upper())}(?i:{re.escape(word[1:])})(?![a-z])"
+        camel = re.compile(f"{first}|{later}")
+        return any(camel.search(text) for text in self._texts)
+
     def joins(self, run: str) -> bool:
         """Whether the texts write a run of capitalised words as one word: "Super Bowl" /
         "superbowl", "Hunter Girl" / "HunterGirl"."""
@@ -224,6 +233,8 @@ class Grounds:
             return any(wanted in text for text in self._squeezed)
         if self._joined_up(thing, wanted):
             return True  # "Wi-Fi" / "WiFi", "PowerPoint" / "Power Point"
+        if thing.isalpha() and self._camel_part(thing):
+            return True  # "Mac" where the source writes "macOS", "Book" in "MacBook"
         if _ACRONYM_WORD.fullmatch(thing) and thing.rstrip("s") in self.short_forms()[1]:
             return True  # "HR" where the source writes "Human Resources"
         if _ACRONYM_WORD.fullmatch(thing) and thing in self.short_forms()[0]:

@@ -175,6 +175,14 @@ def test_a_compound_name_joined_another_way_is_the_same_name(sentence: str, sour
     assert missing_names(sentence, "en", Grounds([source])) == []
 
 
+def test_a_word_the_source_writes_as_part_of_a_camel_case_name_is_grounded() -> None:
+    """ "Mac" where the source writes "macOS"; a word inside another ("ion" of "station") is
+    not a part."""
+    source = "Lock your screen (Windows: Win+L, macOS: Ctrl+Cmd+Q) at the station."
+    assert kinds("On a Mac, press Ctrl+Cmd+Q to lock the screen [1].", source) == []
+    assert missing_names("The bus runs on Ion cells.", "en", Grounds([source])) == ["Ion"]
+
+
 def test_a_compound_name_is_not_grounded_by_other_words() -> None:
     grounds = Grounds(["Use the Keynote template."])
     assert missing_names("Use the PowerPoint template.", "en", grounds) == ["PowerPoint"]
