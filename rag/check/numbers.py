@@ -28,7 +28,9 @@ all; and the one well-kept candidate ships stray top-level packages in its wheel
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from rag.check.clock import afternoon
 
 
 def words(text: str) -> list[str]:
@@ -277,10 +279,15 @@ def quantities(text: str) -> list[Quantity]:
         q for q in _arabic(text) if not _CODE_LETTER.match(text[max(0, q.start - 1) : q.start])
     ]
     found = arabic + _chinese(text, strict=True) + _english(text, strict=True)
-    return sorted(found, key=lambda quantity: quantity.start)
+    return sorted(_clock(found, text), key=lambda quantity: quantity.start)
 
 
 def source_quantities(text: str) -> list[Quantity]:
     """Every numeral ``text`` writes, with or without a unit (generous reading; ``text`` with
     :func:`normalise_digits` applied): what a source may ground an answer with."""
-    return _arabic(text) + _chinese(text, strict=False) + _english(text, strict=False)
+    return _clock(_arabic(text) + _chinese(text, strict=False) + _english(text, strict=False), text)
+
+
+def _clock(found: list[Quantity], text: str) -> list[Quantity]:
+    """An afternoon hour is also its 24-hour value (:mod:`rag.check.clock`)."""
+    return [replace(q, values=afternoon(q.values, q.text, text, q.start, q.end)) for q in found]

@@ -132,3 +132,11 @@ def test_a_number_word_before_a_hyphen_is_the_number() -> None:
     assert quantities("two-thirds of staff") == []
     assert quantities("a one-off payment") == []
     assert number_values("Two-factor authentication is required") == {2.0}
+
+
+def test_an_afternoon_hour_is_also_its_24_hour_value() -> None:
+    """ "10 p.m." and "晚上 10 点" are the "22:00" a policy writes; "7 a.m." and "12 p.m." stay."""
+    assert [q.values for q in quantities("between 10 p.m. and 7 a.m.")] == [{10, 22}, {7}]
+    assert [q.values for q in quantities("晚上 10 点以后")] == [{10, 22}]
+    assert [q.values for q in quantities("at 12 p.m.")] == [{12}]
+    assert 22 in number_values("taxis from 10pm")
