@@ -26,6 +26,7 @@ import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 
+from rag.check.currencies import same_currency
 from rag.check.numbers import words
 from rag.check.support import content_words
 from rag.check.zh_names import MIN_ZH_NAME_CHARS, MIN_ZH_PERSON_CHARS, full_name, zh_names
@@ -233,6 +234,8 @@ class Grounds:
             return any(wanted in text for text in self._squeezed)
         if self._joined_up(thing, wanted):
             return True  # "Wi-Fi" / "WiFi", "PowerPoint" / "Power Point"
+        if thing.isupper() and same_currency(thing, self._texts):
+            return True  # "RMB" where the source writes "CNY", "元" or "¥"
         if thing.isalpha() and self._camel_part(thing):
             return True  # "Mac" where the source writes "macOS", "Book" in "MacBook"
         if _ACRONYM_WORD.fullmatch(thing) and thing.rstrip("s") in self.short_forms()[1]:

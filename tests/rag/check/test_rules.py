@@ -183,6 +183,14 @@ def test_a_word_the_source_writes_as_part_of_a_camel_case_name_is_grounded() -> 
     assert missing_names("The bus runs on Ion cells.", "en", Grounds([source])) == ["Ion"]
 
 
+def test_a_currency_code_is_grounded_by_the_currency_written_another_way() -> None:
+    """ "RMB 450" where the policy writes "450 CNY" or "450 元"; dollars are not yuan."""
+    table = "Hotel limits:\n| City tier | Limit per night |\n| Other cities | 450 CNY |"
+    assert kinds("The hotel limit is RMB 450 per night [1].", table) == []
+    assert kinds("房费上限为每晚 RMB 450[1]。", "住宿标准：房费上限为每晚 450 元。") == []
+    assert "ungrounded_name" in kinds("The hotel limit is USD 450 per night [1].", table)
+
+
 def test_a_compound_name_is_not_grounded_by_other_words() -> None:
     grounds = Grounds(["Use the Keynote template."])
     assert missing_names("Use the PowerPoint template.", "en", grounds) == ["PowerPoint"]
