@@ -27,15 +27,18 @@ def clauses(text: str) -> list[str]:
     return [clause for clause in CLAUSE_END.split(text) if clause.strip()]
 
 
-def spans(text: str) -> list[str]:
-    """Each clause of ``text`` and, in Chinese, each two neighbouring ones together: Chinese
+def spans(text: str) -> list[list[str]]:
+    """The clauses of ``text`` and, in Chinese, each two neighbouring ones together: Chinese
     strings a rule's conditions as short comma clauses ("最长六个月，期间不扣课时"), too thin
-    alone to find their restatement. (English clauses carry more words; joining them too added
-    three ExpertQA false alarms on attrib-tune.)"""
+    alone to find their restatement. A pair is only set against a pair of the source whose
+    clauses each share a term with its own (:func:`_aligned`), so that half of a pair can't
+    restate a clause while its other half holds a denial the source doesn't bear on. (English
+    clauses carry more words; joining them too added three ExpertQA false alarms on
+    attrib-tune.)"""
     found = clauses(text)
     if not _ZH.search(text):
-        return found
-    return found + [f"{one}，{two}" for one, two in pairwise(found)]
+        return [found]
+    return [found, [f"{one}，{two}" for one, two in pairwise(found)]]
 
 
 def _close(terms: set[str], other: set[str]) -> bool:
@@ -48,11 +51,25 @@ def _sides(
 ) -> Iterator[tuple[str, set[str], list[tuple[str, set[str]]]]]:
     """Each clause of ``sentence`` worth matching, its terms, and the source clauses with
     theirs (clauses for which ``skip`` holds are left out on both sides)."""
-    held = [(clause, terms(clause)) for clause in spans(source) if not skip(clause)]
-    for clause in spans(sentence):
-        own = terms(clause)
-        if not skip(clause) and len(own) >= MIN_SHARED:
-            yield clause, own, held
+    for pair, (mine, theirs) in enumerate(zip(spans(sentence), spans(source), strict=False)):
+        held = [(c, terms(c), _halves(c, terms, pair)) for c in theirs if not skip(c)]
+        for clause in mine:
+            own = terms(clause)
+            if skip(clause) or len(own) < MIN_SHARED:
+                continue
+            halves = _halves(clause, terms, pair)
+            yield clause, own, [(c, its) for c, its, parts in held if _aligned(halves, parts)]
+
+
+def _halves(span: str, terms: Callable[[str], set[str]], pair: int) -> list[set[str]]:
+    return [terms(half) for half in span.split("，")] if pair else []
+
+
+def _aligned(mine: list[set[str]], theirs: list[set[str]]) -> bool:
+    """Whether each clause of a pair shares a term with its counterpart in the source's pair:
+    "最长六个月，期间按月扣除课时" with "最长六个月，期间不扣课时", not "教材费是不退的，
+    教材费每个级别 280 元" with a table row and "教材费每个级别 280 元"."""
+    return all(one & other for one, other in zip(mine, theirs, strict=True))
 
 
 def candidates(

@@ -320,6 +320,12 @@ def test_a_sentence_repeating_its_source_with_the_negation_turned_is_flagged(
             "Submit claims no later than 30 days after the trip [1].",
             "Submit claims within 30 days.",
         ),
+        # two clauses read together are only set against two that line up with them
+        (
+            "一般来说，教材费是不退的：教材费每个级别 280 元，不予退还[1]。",
+            "| 商务级 | 5600 元 | 280 元 |\n\n"
+            "教材费每个级别 280 元，随课程一起缴纳；教材发放后不予退还。",
+        ),
     ],
 )
 def test_the_same_yes_or_no_in_other_words_or_a_denial_of_something_else_is_not(
