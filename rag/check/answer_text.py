@@ -23,6 +23,8 @@ _BLOCK_START = re.compile(
 )
 """A line that starts its own paragraph: list item ("- ", "1. ", "（2）", "三、", "Step 2:",
 "第二步："), quote, table row or heading. Bold text ("**计算**") is not a bullet."""
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+"""The line under a Markdown table's header row: "| --- | :---: |"."""
 _LIST_MARKER = re.compile(
     r"^\s*(?:[-*+•](?=\s)|>+|#{1,6}|\d{1,2}(?:[.．](?!\d)|[)、])|[(（]\d{1,2}[)）]"
     rf"|[一二三四五六七八九十]+、|{_STEP})\s*"
@@ -44,6 +46,13 @@ class Sentence:
     """Lines between blank lines: a cited lead-in covers the list or table under it."""
     item: bool = False
     """The line is a list item, heading, quote or table row."""
+    header: bool = False
+    """The line is a table's header row (the column names above its "|---|" line)."""
+
+    @property
+    def heading(self) -> bool:
+        """A Markdown heading or a table's header row: a label, not a claim."""
+        return self.header or self.text.startswith("#")
 
     @property
     def lead_in(self) -> bool:
@@ -66,11 +75,15 @@ def sentences(text: str) -> list[Sentence]:
     """The sentences of ``text`` in order, each with the markers it carries."""
     found: list[Sentence] = []
     paragraph = block = 0
-    for line in text.splitlines():
+    lines = text.splitlines()
+    for number, line in enumerate(lines):
         if not line.strip():
             paragraph, block = paragraph + 1, block + 1
             continue
         item = _BLOCK_START.match(line) is not None
+        header = line.lstrip().startswith("|") and _TABLE_RULE.match(
+            lines[number + 1] if number + 1 < len(lines) else ""
+        )
         paragraph += item
         pieces = _pieces(line)
         for piece in pieces:
@@ -83,6 +96,15 @@ def sentences(text: str) -> list[Sentence]:
                 continue
             cites = tuple(cited_numbers(piece))
             found.append(
-                Sentence(piece.strip(), plain, cites, paragraph, len(pieces) == 1, block, item)
+                Sentence(
+                    piece.strip(),
+                    plain,
+                    cites,
+                    paragraph,
+                    len(pieces) == 1,
+                    block,
+                    item,
+                    bool(header),
+                )
             )
     return found

@@ -29,7 +29,7 @@ TITLE_SHARE = 0.6
 """A line with this share of its words capitalised is written as a title."""
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _EXEMPT = re.compile(
-    r"希望.{0,8}帮助|如有(?:疑问|问题|其他)|欢迎.{0,4}(?:咨询|提问)"
+    r"希望.{0,8}帮助|如有(?:疑问|问题|其他)|欢迎.{0,4}(?:咨询|提问)|^(?:祝(?:您|你)[^，。！？,.!?]{0,12}|(?:您|你)好)"
     r"|(?:资料|文档|来源)[里中]?(?:没有|未|并未|没)(?:写|提到|提及|说明|涉及|给出)"
     r"|hope (?:this|that) helps|let me know|feel free"
     r"|(?:documents?|sources?) (?:do(?:es)?n't|do(?:es)? not) (?:say|cover|mention|specify)"
@@ -93,7 +93,7 @@ def _lead_in_above(found: Sequence[Sentence], index: int) -> int | None:
 
 
 def _listed(sentence: Sentence) -> bool:
-    return sentence.item and not sentence.text.startswith("#")
+    return sentence.item and not sentence.text.startswith("#")  # a table's header row is in
 
 
 def applicable(
@@ -129,8 +129,8 @@ def needs_source(sentence: Sentence, has_quantity: bool) -> bool:
         and len(claim_terms(plain[: exempt.start()] + plain[exempt.end() :])) < SUBSTANTIVE_TERMS
     ):
         return False  # only courtesy or "the documents don't say": nothing to source
-    if sentence.text.startswith("#"):
-        return False  # a Markdown heading
+    if sentence.heading:
+        return False  # a Markdown heading or a table's header row
     short_line = sentence.whole_line and len(plain) <= _HEADING_LINE_CHARS
     if short_line and not sentence.item and not SENTENCE_END.search(plain):
         return False  # a title line ("退费计算", "**计算过程**"); list items are content
@@ -142,7 +142,7 @@ def names(sentence: Sentence) -> bool:
     specific ("Install McAfee on it [1].", "孟庆龙对记者说，办法明确界定：[1]"): its names are
     still checked against what it cites. A heading, or a lead-in written as a title ("Fischer
     Indole Synthesis:"), is capitalised as titles are, not because it names things."""
-    if sentence.text.startswith("#") or (sentence.lead_in and _title_case(sentence.plain)):
+    if sentence.heading or (sentence.lead_in and _title_case(sentence.plain)):
         return False
     return bool(named_things(sentence.plain, detect_language(sentence.plain)))
 

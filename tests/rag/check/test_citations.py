@@ -307,6 +307,15 @@ def test_a_step_label_is_the_answers_own_numbering_not_a_number_to_ground() -> N
     assert check(english, [make_hit(source)]).ok
 
 
+def test_a_table_header_and_a_closing_wish_need_no_citation() -> None:
+    """The column names above "| --- |" are labels; "祝您休假愉快！" states nothing."""
+    hits = [make_hit("| 级别 | 课程费 |\n| 入门级 | 3600 元 |\n| 流利级 | 4800 元 |")]
+    table = "| 级别 | 课程费（单独报读） |\n| --- | :---: |\n| 入门级 | 3600 元 [1] |"
+    assert check(table, hits).ok
+    assert check("入门级课程费 3600 元[1]。祝您学习愉快！", hits).ok
+    assert kinds("入门级课程费 3600 元[1]。祝你好运，流利级只要 800 元！", hits) != []
+
+
 def test_a_list_under_an_uncited_lead_in_is_not_covered() -> None:
     text = "退费流程如下：\n- 填写退费申请表并提供缴费凭证\n- 教务部审核后 10 个工作日内退回[1]"
     hits = [make_hit("填写退费申请表并提供缴费凭证。审核通过后 10 个工作日内原路退回。")]
