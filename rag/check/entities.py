@@ -37,9 +37,11 @@ NEAR_PREFIX = 4
 _NOT_NAMES = frozenset(
     words(
         "monday tuesday wednesday thursday friday saturday sunday january february march "
-        "april may june july august september october november december"
+        "april may june july august september october november december "
+        "ok am pm asap fyi eta tbd tba"
     )
-)  # capitalised by convention, not names (the number rule reads dates)
+)  # capitalised by convention (dates, "OK", "10 PM", "ASAP"), not names; the number rule
+# reads dates and clock times
 
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9&]*(?:[-'’][A-Za-z0-9]+)*\b")
 _CODE = re.compile(
@@ -153,7 +155,9 @@ def _latin_names(sentence: str) -> list[str]:
     names = []
     for match in _LATIN_WORD.finditer(sentence):
         word = _INFLECTION.sub("", match.group())
-        if len(word) >= 2 and not word.isdigit() and not _NOT_A_CODE.fullmatch(word):
+        if len(word) < 2 or word.isdigit() or word.lower() in _NOT_NAMES:
+            continue
+        if not _NOT_A_CODE.fullmatch(word):
             names.append(word)
     return names
 

@@ -191,6 +191,13 @@ def test_a_currency_code_is_grounded_by_the_currency_written_another_way() -> No
     assert "ungrounded_name" in kinds("The hotel limit is USD 450 per night [1].", table)
 
 
+def test_words_written_in_capitals_by_convention_are_not_names() -> None:
+    """ "OK", "10 PM", "ASAP" are capitalised by habit; "AMD" and "OA" are names."""
+    assert named_things("Personal use is OK; reply ASAP, by 10 PM.", "en") == []
+    assert named_things("Ask AMD.", "en") == ["AMD"]
+    assert named_things("这样安排是 OK 的，请用 OA 系统提交。", "zh") == ["OA"]
+
+
 def test_a_compound_name_is_not_grounded_by_other_words() -> None:
     grounds = Grounds(["Use the Keynote template."])
     assert missing_names("Use the PowerPoint template.", "en", grounds) == ["PowerPoint"]
