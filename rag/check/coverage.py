@@ -29,7 +29,8 @@ TITLE_SHARE = 0.6
 """A line with this share of its words capitalised is written as a title."""
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _EXEMPT = re.compile(
-    r"希望.{0,8}帮助|如有(?:疑问|问题|其他)|欢迎.{0,4}(?:咨询|提问)|^(?:祝(?:您|你)[^，。！？,.!?]{0,12}|(?:您|你)好)"
+    r"希望.{0,8}帮助|如有(?:疑问|问题|其他)|欢迎.{0,4}(?:咨询|提问)"
+    r"|^(?:祝(?:您|你)[^，。！？,.!?]{0,12}|(?:您|你)好)"  # "祝您休假愉快！", "您好！"
     r"|(?:资料|文档|来源)[里中]?(?:没有|未|并未|没)(?:写|提到|提及|说明|涉及|给出)"
     r"|hope (?:this|that) helps|let me know|feel free"
     r"|(?:documents?|sources?) (?:do(?:es)?n't|do(?:es)? not) (?:say|cover|mention|specify)"
