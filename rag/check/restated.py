@@ -20,7 +20,7 @@ number without one is left to the number rule: "3" alone could be anything.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 
 from rag.check.answer_text import Sentence
@@ -48,34 +48,39 @@ def _counts(quantities: Sequence[Quantity], text: str, language: Language) -> li
 
 
 @lru_cache(maxsize=1024)
-def _window_counts(text: str, language: Language) -> tuple[Counted, ...]:
+def _line(text: str, language: Language) -> tuple[str, tuple[Quantity, ...], tuple[Counted, ...]]:
+    """A restating line read once: its text with digits normalised, its numbers (ranks left
+    out) and its counts."""
     text = normalise_digits(text)
-    return tuple(_counts(source_quantities(text), text, language))
+    found = source_quantities(text)
+    return text, tuple(q for q in found if not q.ordinal), tuple(_counts(found, text, language))
 
 
 def _reunited(
     sentence: Sentence,
     text: str,
+    stated: Sequence[Quantity],
     line: str,
     ref: int,
     say: ProblemTexts,
-    unit: Callable[[Quantity, str], str | None],
 ) -> list[Problem]:
     """ "5 hours" where the line restating the sentence says "5 minutes", or "3 个自然日" where it
-    says "3 个工作日": the number is grounded, its ``unit`` is not (units of time are read by
-    :func:`rag.check.durations.unit_of`, kinds of days by :func:`rag.check.units.day_kind`)."""
+    says "3 个工作日": the number is grounded, its unit is not (units of time are read by
+    :func:`rag.check.durations.unit_of`, kinds of days by :func:`rag.check.units.day_kind`).
+    ``text``: the sentence, digits normalised; ``stated``: its numbers, ranks left out."""
     language = detect_language(text)
-    line = normalise_digits(line)
-    theirs = [(q, unit(q, line)) for q in source_quantities(line) if not q.ordinal]
+    line, numbers, _ = _line(line, language)
     problems = []
-    for quantity in quantities(text):
-        mine = None if quantity.ordinal else unit(quantity, text)
-        units = {other for q, other in theirs if other and q.values & quantity.values}
-        if mine is None or not units or mine in units:
-            continue
-        instead = [_shown(q, line, language) for q, other in theirs if other in units]
-        message = say.swapped(_shown(quantity, text, language), ref, instead)
-        problems.append(Problem("misattributed_number", message, sentence.text, (ref,)))
+    for unit in (unit_of, day_kind):
+        theirs = [(q, unit(q, line)) for q in numbers]
+        for quantity in stated:
+            own = unit(quantity, text)
+            units = {other for q, other in theirs if other and q.values & quantity.values}
+            if own is None or not units or own in units:
+                continue
+            instead = [_shown(q, line, language) for q, other in theirs if other in units]
+            message = say.swapped(_shown(quantity, text, language), ref, instead)
+            problems.append(Problem("misattributed_number", message, sentence.text, (ref,)))
     return problems
 
 
@@ -105,6 +110,7 @@ def swapped(
     wanted = content_words(sentence.plain, language)
     if not mine or len(wanted) < MIN_CONTENT_WORDS:
         return []
+    stated = [q for q in quantities(text) if not q.ordinal]
     problems = []
     for ref in refs:
         if sources.language(ref) != language:
@@ -114,9 +120,8 @@ def swapped(
             continue
         lines = (Window.of(piece, language) for piece in source_sentences(window.text))
         line = max(lines, key=lambda w: len(w.held(wanted)))
-        theirs = _window_counts(line.text, language)
-        for unit in (unit_of, day_kind):
-            problems += _reunited(sentence, text, line.text, ref, say, unit)
+        theirs = _line(line.text, language)[2]
+        problems += _reunited(sentence, text, stated, line.text, ref, say)
         for number in mine:
             same = [c for c in theirs if c.unit == number.unit]
             if any(c.values & number.values for c in same) or all(c.values & said for c in same):
