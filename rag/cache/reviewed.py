@@ -114,23 +114,18 @@ class ReviewedAnswers:
     def in_memory(cls, **options: Any) -> ReviewedAnswers:
         return cls(MemoryStore(), **options)
 
-    def _answer_key(self, question: str, scope: str, digest: str | None = None) -> str:
-        return f"{self._prefix}answer:{digest or question_digest(question, scope)}"
+    def _answer_key(self, digest: str) -> str:
+        return f"{self._prefix}answer:{digest}"
 
-    def _rejection_key(
-        self, question: str, scope: str, draft: str, digest: str | None = None
-    ) -> str:
-        draft_hash = content_hash(draft.strip())
-        return f"{self._prefix}rejected:{digest or question_digest(question, scope)}:{draft_hash}"
+    def _rejection_key(self, digest: str, draft: str) -> str:
+        return f"{self._prefix}rejected:{digest}:{content_hash(draft.strip())}"
 
-    def _withdrawn_key(
-        self, question: str, scope: str, text_hash: str, digest: str | None = None
-    ) -> str:
-        return f"{self._prefix}withdrawn:{digest or question_digest(question, scope)}:{text_hash}"
+    def _withdrawn_key(self, digest: str, text_hash: str) -> str:
+        return f"{self._prefix}withdrawn:{digest}:{text_hash}"
 
     async def lookup(self, question: str, *, scope: str, index: ChunkSource) -> Answer | None:
         try:
-            raw = await self._store.get(self._answer_key(question, scope))
+            raw = await self._store.get(self._answer_key(question_digest(question, scope)))
         except RedisUnavailable:
             return None  # answered normally; the breaker has logged the outage
         record = None if raw is None else _decode(raw)
@@ -140,7 +135,9 @@ class ReviewedAnswers:
 
     async def is_rejected(self, question: str, *, scope: str, draft: str) -> bool:
         try:
-            raw = await self._store.get(self._rejection_key(question, scope, draft))
+            raw = await self._store.get(
+                self._rejection_key(question_digest(question, scope), draft)
+            )
         except RedisUnavailable:
             return False  # treated as a new draft; the breaker has logged the outage
         return raw is not None
@@ -149,7 +146,9 @@ class ReviewedAnswers:
         """Whether people voted this very text down for this question (and no reviewer has
         approved it since)."""
         try:
-            raw = await self._store.get(self._withdrawn_key(question, scope, answer_hash(text)))
+            raw = await self._store.get(
+                self._withdrawn_key(question_digest(question, scope), answer_hash(text))
+            )
         except RedisUnavailable:
             return False  # served; the breaker has logged the outage
         return raw is not None
@@ -168,14 +167,15 @@ class ReviewedAnswers:
         reviewed answer, and remember the text as withdrawn; ``False`` if not stored.
         ``digest`` (here and in :meth:`approve`, :meth:`reject`): the question's
         :func:`question_digest`, for a question a button could only carry shortened."""
-        key = self._answer_key(question, scope, digest)
+        digest = digest or question_digest(question, scope)
+        key = self._answer_key(digest)
         value = RejectionRecord(v=FORMAT_VERSION, by=by, at=at).model_dump_json()
         try:
             raw = await self._store.get(key)
             record = None if raw is None else _decode(raw)
             if record is not None and answer_hash(record.text) == text_hash:
                 await self._store.delete(key)
-            withdrawn = self._withdrawn_key(question, scope, text_hash, digest)
+            withdrawn = self._withdrawn_key(digest, text_hash)
             await self._store.set(withdrawn, value, ttl_seconds=self._rejection_ttl)
         except RedisUnavailable:
             logger.warning("could not withdraw an answer (%s)", by)
@@ -199,10 +199,10 @@ class ReviewedAnswers:
             raise ValueError(msg)
         record = _encode(question, text, sources, reviewer, at)
         try:
-            key = self._answer_key(question, scope, digest)
-            await self._store.set(key, record, ttl_seconds=self._ttl)
+            digest = digest or question_digest(question, scope)
+            await self._store.set(self._answer_key(digest), record, ttl_seconds=self._ttl)
             # A person vouches for this text now, even if votes had withdrawn it before.
-            withdrawn = self._withdrawn_key(question, scope, answer_hash(text), digest)
+            withdrawn = self._withdrawn_key(digest, answer_hash(text))
             await self._store.delete(withdrawn)
         except RedisUnavailable:
             logger.warning("could not store the reviewed answer by %s", reviewer)
@@ -223,7 +223,7 @@ class ReviewedAnswers:
         value = RejectionRecord(v=FORMAT_VERSION, by=reviewer, at=at).model_dump_json()
         try:
             await self._store.set(
-                self._rejection_key(question, scope, draft, digest),
+                self._rejection_key(digest or question_digest(question, scope), draft),
                 value,
                 ttl_seconds=self._rejection_ttl,
             )
