@@ -51,6 +51,7 @@ def _sides(
 ) -> Iterator[tuple[str, set[str], list[tuple[str, set[str]]]]]:
     """Each clause of ``sentence`` worth matching, its terms, and the source clauses with
     theirs (clauses for which ``skip`` holds are left out on both sides)."""
+    terms = _once(terms)  # a pair's clauses were read on their own already
     for pair, (mine, theirs) in enumerate(zip(spans(sentence), spans(source), strict=False)):
         held = [(c, terms(c), _halves(c, terms, pair)) for c in theirs if not skip(c)]
         for clause in mine:
@@ -59,6 +60,17 @@ def _sides(
                 continue
             halves = _halves(clause, terms, pair)
             yield clause, own, [(c, its) for c, its, parts in held if _aligned(halves, parts)]
+
+
+def _once(terms: Callable[[str], set[str]]) -> Callable[[str], set[str]]:
+    known: dict[str, set[str]] = {}
+
+    def read(text: str) -> set[str]:
+        if text not in known:
+            known[text] = terms(text)
+        return known[text]
+
+    return read
 
 
 def _halves(span: str, terms: Callable[[str], set[str]], pair: int) -> list[set[str]]:
