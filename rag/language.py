@@ -35,6 +35,10 @@ def is_ideograph(char: str) -> bool:
     return any(low <= point <= high for low, high in _IDEOGRAPH_RANGES)
 
 
+def has_ideograph(text: str) -> bool:
+    return _IDEOGRAPH.search(text) is not None
+
+
 def detect_language(text: str) -> Language:
     """``"zh"`` when ideographs make up a meaningful share of the letters, else ``"en"``."""
     ideographs = len(_IDEOGRAPH.findall(text))

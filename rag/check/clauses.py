@@ -15,7 +15,8 @@ import re
 from collections.abc import Callable, Iterator
 from itertools import pairwise
 
-_ZH = re.compile(r"[\u4e00-\u9fff]")
+from rag.language import has_ideograph
+
 CLAUSE_END = re.compile(r"[,;:，；：、。！？!?\n]|\.(?=\s|$)")
 MIN_SHARED = 3
 MIN_SHARE = 0.7
@@ -36,7 +37,7 @@ def spans(text: str) -> list[list[str]]:
     clauses carry more words; joining them too added three ExpertQA false alarms on
     attrib-tune.)"""
     found = clauses(text)
-    if not _ZH.search(text):
+    if not has_ideograph(text):
         return [found]
     return [found, [f"{one}，{two}" for one, two in pairwise(found)]]
 
