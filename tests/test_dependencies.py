@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.syntax import parse
+
 ROOT = Path(__file__).resolve().parents[1]
 OWN = {"bot", "rag", "tests", "bench", "scripts"}
 OPTIONAL = {"matplotlib"}
@@ -43,7 +45,7 @@ def _imported(*folders: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for folder in folders:
         for path in sorted((ROOT / folder).rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for node in ast.walk(parse(path)):
                 names: list[str] = []
                 if isinstance(node, ast.Import):
                     names = [alias.name for alias in node.names]

@@ -40,11 +40,13 @@ async def vote(
     await bot.idle()
 
 
-async def ask(bot: RunningBot, slack: FakeSlackApi, question: str) -> Message:
-    """Mention the bot in a new thread; the one reply it got."""
+async def ask(
+    bot: RunningBot, slack: FakeSlackApi, question: str, *, within: float = 5.0
+) -> Message:
+    """Mention the bot in a new thread; the one reply it got (within ``within`` seconds)."""
     asked = mention(question)
     assert (await bot.send(envelope(asked))).status == 200
-    await bot.idle()
+    await bot.idle(within=within)
     [reply] = slack.thread(CHANNEL, asked["ts"])
     return reply
 

@@ -186,9 +186,9 @@ class RunningBot:
     http: aiohttp.ClientSession
     handled: Handled
 
-    async def idle(self) -> None:
+    async def idle(self, *, within: float = 5.0) -> None:
         """Once every request sent so far has been handled: nothing more will be sent."""
-        await self.handled.idle()
+        await self.handled.idle(within=within)
 
     async def post(self, body: bytes, headers: dict[str, str]) -> aiohttp.ClientResponse:
         async with self.http.post(f"{self.url}/slack/events", data=body, headers=headers) as r:

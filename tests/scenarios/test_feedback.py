@@ -191,6 +191,11 @@ async def test_without_redis_two_down_votes_withdraw_a_fresh_answer_too(
     assert thread[-1].text == VOTES_SEEN["zh"]
 
 
+LONG_QUESTION_SECONDS = 30.0
+"""How long a fresh answer to a 2,000-character question may take here: e5 embeds it in four
+512-token windows, ~2.5 s on a quiet machine and over 5 s on a busy CI runner."""
+
+
 def _card_button(card: Message, action_id: str) -> dict[str, object]:
     [button] = [
         element
@@ -210,13 +215,13 @@ async def test_two_down_votes_withdraw_the_answer_to_a_question_too_long_for_a_b
     env = bot_env(slack_api, REDIS_URL=own_redis_url, **e5_env)
     async with compose(env) as served:
         bot = RunningBot(served.url, served.http, served.handled)
-        await ask(bot, slack_api, long_question)
+        await ask(bot, slack_api, long_question, within=LONG_QUESTION_SECONDS)
         cached = await ask(bot, slack_api, long_question)
         assert CACHED["zh"].split(" ·")[0] in shown(cached)
         value = feedback_button(cached, "down")["value"]
         assert json.loads(value)["q"] != long_question, "shortened to fit the button"
         await vote(bot, slack_api, cached, "down", user=BOB)
         await vote(bot, slack_api, cached, "down", user=CAROL)
-        third = await ask(bot, slack_api, long_question)
+        third = await ask(bot, slack_api, long_question, within=LONG_QUESTION_SECONDS)
     assert CACHED["zh"].split(" ·")[0] not in shown(third)
     assert third.text == UNVERIFIED["zh"]
