@@ -50,6 +50,7 @@ from rag.check.coverage import (
     needs_source,
 )
 from rag.check.durations import durations
+from rag.check.meta_phrases import without_meta
 from rag.check.number_grounds import Given
 from rag.check.numbers import Quantity, quantities
 from rag.check.problem_texts import ProblemTexts
@@ -216,7 +217,7 @@ def _unrelated(
     if found[index].lead_in:  # "Here are the rules [1]:" points at the list below it
         covered += introduced(found, index)
     group = " ".join(found[j].plain for j in dict.fromkeys(covered))
-    wanted = claim_terms(group)
+    wanted = claim_terms(without_meta(group))
     if len(wanted) < MIN_TERMS_TO_JUDGE:
         return []
     numbers = {v for q in quantities(group) for v in q.values}

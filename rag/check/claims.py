@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from rag.check.cited import CitedSources
 from rag.check.direction import turned
 from rag.check.entities import missing_names
+from rag.check.meta_phrases import without_meta
 from rag.check.modality import flipped
 from rag.check.polarity import opposite
 from rag.check.support import MIN_CONTENT_WORDS, content_words, coverage
@@ -60,7 +61,7 @@ def judge(
     refs = [n for n in refs if sources.language(n) == language]
     if not refs:
         return Finding(1.0)
-    wanted = content_words(plain, language)
+    wanted = content_words(without_meta(plain), language)
     names = tuple(missing_names(plain, language, sources.grounds(refs)))
     if len(wanted) < MIN_CONTENT_WORDS or names_only:
         return Finding(1.0, missing_names=names)

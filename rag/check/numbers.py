@@ -28,15 +28,13 @@ all; and the one well-kept candidate ships stray top-level packages in its wheel
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from rag.check.clock import afternoon
-
-
-def words(text: str) -> list[str]:
-    """A word list written as one string (easier to read and extend than a list literal)."""
-    return text.split()
-
+from rag.check.english_numbers import SCALE_PATTERN, english, scaled
+from rag.check.quantity import Quantity as Quantity
+from rag.check.quantity import key as key
+from rag.check.quantity import words as words
 
 _FULL_WIDTH = str.maketrans("０１２３４５６７８９％．", "0123456789%.")
 
@@ -72,46 +70,9 @@ _ARTICLE_CLASSIFIERS = frozenset("个位名次项条种份本张点步类款门�
 
 _ARABIC = re.compile(
     r"(?<![\d.])(?P<cur>[¥￥$€£]\s?)?(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d+)?"
-    r"(?P<mul>\s?[万亿])?(?P<pct>\s?%)?"
+    rf"(?P<mul>\s?[万亿])?(?P<scale>{SCALE_PATTERN})?(?P<pct>\s?%)?"
 )
 
-_EN_NUMBERS = {
-    word: value
-    for value, word in enumerate(
-        words(
-            "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-            "fourteen fifteen sixteen seventeen eighteen nineteen"
-        )
-    )
-} | {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
-     "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000}  # fmt: skip
-_EN_NUMBER = re.compile(
-    r"\b(" + "|".join(sorted(_EN_NUMBERS, key=len, reverse=True)) + r")(?:-(\w+))?\b",
-    re.IGNORECASE,
-)
-_FRACTION = re.compile(
-    r"(?:half|halves|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|"
-    r"eighths?|ninths?|tenths?|hundredths?)",
-    re.IGNORECASE,
-)
-_EN_ONE_UNITS = re.compile(
-    r"[\s-]+(?:day|week|month|year|hour|minute|lesson|level|working day|business day)s?\b",
-    re.IGNORECASE,
-)
-_MONTHS = {
-    name: number
-    for number, names in enumerate(
-        (
-            ("January", "Jan"), ("February", "Feb"), ("March", "Mar"), ("April", "Apr"),
-            ("May",), ("June", "Jun"), ("July", "Jul"), ("August", "Aug"),
-            ("September", "Sep", "Sept"), ("October", "Oct"), ("November", "Nov"),
-            ("December", "Dec"),
-        ),
-        start=1,
-    )
-    for name in names
-}  # fmt: skip
-_MONTH = re.compile(r"\b(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b\.?")
 _RANK_WORD = re.compile(
     r"(?:\b(?:level|grade|step|article|section|chapter|clause|item|rule|tier|stage|phase|no\.?)|#)"
     r"\s*$",
@@ -119,25 +80,18 @@ _RANK_WORD = re.compile(
 )
 _CODE_LETTER = re.compile(r"[A-Za-z]")
 """A letter right before digits makes them part of a code (BiVO4, H1N1), not an amount."""
+_REFERENCE = re.compile(
+    r"(?:\b(?:contexts?|passages?|sources?|documents?|references?|citations?|ID)\s*#?"
+    r"|上下文|参考资料|参考文献|来源)\s*$",
+    re.IGNORECASE,
+)
+"""Numbers after these point at a source ("contexts 1 and 2", "Passage ID 3"), as ``[1]``
+does: a model citing in words, not stating an amount."""
+_REFERENCE_JOIN = re.compile(
+    r"\s*(?:,\s*(?:and|or)?|、|and|or|&|to|-|–|和|与|或)\s*", re.IGNORECASE
+)
+_LISTED_ON = re.compile(r"\s*(?:[,、&]|and\b|or\b|和|与|或)", re.IGNORECASE)
 _RANK_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th)\b")
-_NEAR_DIGIT = re.compile(r"^\s?\d|\d,?\s?$")
-
-
-def key(value: float) -> float:
-    """The comparable form of a value: rounding hides float noise (0.1 * 3 vs 0.3)."""
-    return round(abs(value), 6)
-
-
-@dataclass(frozen=True, slots=True)
-class Quantity:
-    """One amount as written in a text, with every value it may stand for."""
-
-    text: str
-    values: frozenset[float]
-    start: int
-    end: int
-    ordinal: bool = False
-    """Written as a rank (``第三次``, ``第 3 级``): grounded by a rank, not by an amount."""
 
 
 def normalise_digits(text: str) -> str:
@@ -185,13 +139,15 @@ def _unit_after(text: str, end: int) -> str | None:
     return found.group() if found else None
 
 
-def _arabic(text: str) -> list[Quantity]:
+def _arabic(text: str, *, strict: bool) -> list[Quantity]:
     found: list[Quantity] = []
     for match in _ARABIC.finditer(text):
         value = float(match["int"].replace(",", "") + (match["dec"] or ""))
         values = {value}
         if match["mul"]:
             values.add(value * _ZH_BIG_UNITS[match["mul"].strip()])
+        if match["scale"]:
+            values = scaled(value, match["scale"], strict=strict)
         if match["pct"] or text[max(0, match.start() - 3) : match.start()] == "百分之":
             values.add(value / 100)
         unit = _unit_after(text, match.end()) or ""
@@ -245,47 +201,48 @@ def _value(part: str) -> float | None:
     return chinese_value("一" + part if part[0] in "十百千万" else part)
 
 
-def _english(text: str, *, strict: bool) -> list[Quantity]:
-    found: list[Quantity] = []
-    for match in _EN_NUMBER.finditer(text):
-        value, (start, end) = _EN_NUMBERS[match[1].lower()], match.span()
-        if match[2]:
-            tail = _EN_NUMBERS.get(match[2].lower())
-            if (tail is not None and tail >= 10) or _FRACTION.fullmatch(match[2]):
-                continue  # "two-thirds" is a fraction, not 2
-            if tail is None:
-                end = match.end(1)  # "two-week", "two-factor": the number is "two"
-            else:
-                value += tail  # "twenty-one"
-        if strict and value == 1 and not _EN_ONE_UNITS.match(text, end):
-            continue  # "one of", "no one": a pronoun, not a count
-        found.append(Quantity(text[start:end], frozenset({key(float(value))}), start, end))
-    for match in _MONTH.finditer(text):
-        around = (
-            text[max(0, match.start() - 3) : match.start()],
-            text[match.end() : match.end() + 2],
-        )
-        if strict and not any(_NEAR_DIGIT.search(side) for side in around):
-            continue  # "May" the verb; a month counts when a day or year stands beside it
-        month = _MONTHS[match[1]]
-        found.append(Quantity(match.group(), frozenset({key(float(month))}), *match.span()))
-    return found
-
-
 def quantities(text: str) -> list[Quantity]:
     """The quantities an answer states, in reading order (strict reading; see the module)."""
     text = normalise_digits(text)
     arabic = [
-        q for q in _arabic(text) if not _CODE_LETTER.match(text[max(0, q.start - 1) : q.start])
+        q
+        for q in _unreferenced(_arabic(text, strict=True), text)
+        if not _CODE_LETTER.match(text[max(0, q.start - 1) : q.start])
     ]
-    found = arabic + _chinese(text, strict=True) + _english(text, strict=True)
+    found = arabic + _chinese(text, strict=True) + _besides(english(text, strict=True), arabic)
     return sorted(_clock(found, text), key=lambda quantity: quantity.start)
+
+
+def _unreferenced(found: list[Quantity], text: str) -> list[Quantity]:
+    """``found`` without the numbers that refer to sources (:data:`_REFERENCE`), a list of
+    them included ("sources 1, 2 and 3")."""
+    kept: list[Quantity] = []
+    read_to, referring = 0, False
+    for q in found:
+        index = q.text.isdigit() and int(q.text) < 100  # sources are few; "source 2, 40 people"
+        gap = _REFERENCE_JOIN.fullmatch(text, read_to, q.start)
+        comma = gap is not None and gap.group().strip() in (",", "、")
+        listed = not comma or _LISTED_ON.match(text, q.end) is not None  # "2, 40 people"
+        joined = referring and gap is not None and listed
+        after = _REFERENCE.search(text, max(0, q.start - 24), q.start) is not None
+        referring = index and (joined or after)
+        kept += [] if referring else [q]
+        read_to = q.end
+    return kept
 
 
 def source_quantities(text: str) -> list[Quantity]:
     """Every numeral ``text`` writes, with or without a unit (generous reading; ``text`` with
     :func:`normalise_digits` applied): what a source may ground an answer with."""
-    return _clock(_arabic(text) + _chinese(text, strict=False) + _english(text, strict=False), text)
+    arabic = _arabic(text, strict=False)
+    worded = _besides(english(text, strict=False), arabic)
+    return _clock(arabic + _chinese(text, strict=False) + worded, text)
+
+
+def _besides(worded: list[Quantity], digits: list[Quantity]) -> list[Quantity]:
+    """Number words that aren't the scale of digits already read ("5 thousand")."""
+    taken = {at for q in digits for at in range(q.start, q.end)}
+    return [q for q in worded if q.start not in taken]
 
 
 def _clock(found: list[Quantity], text: str) -> list[Quantity]:

@@ -140,3 +140,26 @@ def test_an_afternoon_hour_is_also_its_24_hour_value() -> None:
     assert [q.values for q in quantities("晚上 10 点以后")] == [{10, 22}]
     assert [q.values for q in quantities("at 12 p.m.")] == [{12}]
     assert 22 in number_values("taxis from 10pm")
+
+
+def test_scale_words_and_suffixes_are_the_amount_they_name() -> None:
+    """ "1 million", "100k", "$5M" are what a source writes as 1,000,000, 100,000, 5000000.
+    Read strictly, "1 million" is not also 1 (a stray "1" in a source would ground it)."""
+    assert values("1 million subscribers") == [{1_000_000}]
+    assert values("100k subscribers") == [{100_000}]
+    assert values("a $5M deal") == [{5_000_000}]
+    assert values("two thousand people") == [{2000}]
+    assert values("5 thousand people") == [{5000}], "the scale is not read again as 1000"
+    assert values("a 5MB file 100km away") == [{5}, {100}], "units, not scales"
+    assert {100_000, 1_000_000} <= number_values("100k subscribers, then one million")
+
+
+def test_numbers_that_point_at_a_source_are_not_amounts() -> None:
+    """A model citing in words ("contexts 1 and 2", "Passage ID 3") states no amount; a count
+    written after such a reference still does."""
+    assert values("no one helps (contexts 1 and 2). It takes 5 days") == [{5}]
+    assert values("the authors of Passage ID 3 declare") == []
+    assert values("sources 1, 2 and 3 agree on 7 days") == [{7}]
+    assert values("来源1、2和3都写了5天") == [{5}]
+    assert values("according to source 2, 40 people came") == [{40}]
+    assert values("the source 2020 report") == [{2020}], "a year is no source index"
