@@ -61,8 +61,9 @@ def judge(
     refs = [n for n in refs if sources.language(n) == language]
     if not refs:
         return Finding(1.0)
-    wanted = content_words(without_meta(plain), language)
-    names = tuple(missing_names(plain, language, sources.grounds(refs)))
+    claim = without_meta(plain)
+    wanted = content_words(claim, language)
+    names = tuple(missing_names(claim, language, sources.grounds(refs)))
     if len(wanted) < MIN_CONTENT_WORDS or names_only:
         return Finding(1.0, missing_names=names)
     best = [sources.best(n, language, wanted) for n in refs]

@@ -29,7 +29,14 @@ from functools import lru_cache
 from rag.check.currencies import same_currency
 from rag.check.numbers import words
 from rag.check.support import content_words
-from rag.check.zh_names import MIN_ZH_NAME_CHARS, MIN_ZH_PERSON_CHARS, full_name, zh_names
+from rag.check.zh_names import (
+    MIN_ZH_NAME_CHARS,
+    MIN_ZH_PERSON_CHARS,
+    ZhName,
+    full_name,
+    untangled,
+    zh_names,
+)
 from rag.language import Language
 
 NEAR_PREFIX = 4
@@ -112,13 +119,14 @@ def _squeezed(text: str) -> str:
 
 @lru_cache(maxsize=1024)
 def _zh_names(text: str) -> tuple[str, ...]:
-    return tuple(
-        name.text
-        for name in zh_names(text)
-        if len(name.text)
-        >= (MIN_ZH_PERSON_CHARS if name.flag.startswith("nr") else MIN_ZH_NAME_CHARS)
-        or (len(name.text) == MIN_ZH_NAME_CHARS and full_name(name))
-    )
+    found = (untangled(name) for name in zh_names(text))
+    return tuple(name.text for name in found if name is not None and _counts(name))
+
+
+def _counts(name: ZhName) -> bool:
+    """Long enough to be a name rather than tagging noise, or a two-character full name."""
+    shortest = MIN_ZH_PERSON_CHARS if name.flag.startswith("nr") else MIN_ZH_NAME_CHARS
+    return len(name.text) >= shortest or (len(name.text) == MIN_ZH_NAME_CHARS and full_name(name))
 
 
 def _en_names(text: str) -> list[str]:

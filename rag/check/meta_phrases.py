@@ -1,5 +1,5 @@
 """Where an answer talks about its sources rather than the subject: "Based on the given
-context, …", "there is no mention of …", "根据提供的资料，…".
+context, …", "there is no mention of …", "the authors of Passage ID 3", "根据提供的资料，…".
 
 These words state no claim a source must hold — a source never says "the given context" —
 yet they count against a faithful sentence's support and its overlap with what it cites, most
@@ -13,7 +13,7 @@ import re
 
 _SOURCES_EN = (
     r"(?:contexts?|passages?|sources?|documents?|search\s+results?|(?:provided\s+)?text"
-    r"|(?:provided\s+)?information)"
+    r"|(?:provided\s+)?information)(?:\s+(?:ID\s*)?\d+)?"
 )
 _META_EN = re.compile(
     r"\b(?:(?:based\s+on|according\s+to|from|in|as\s+(?:stated|mentioned|described)\s+in)"
@@ -21,7 +21,8 @@ _META_EN = re.compile(
     rf"{_SOURCES_EN}"
     rf"|the\s+(?:(?:given|provided)\s+)?{_SOURCES_EN}\s+(?:only\s+)?"
     r"(?:talks?\s+about|mentions?|says?|states?|discuss(?:es)?)"
-    r"|there\s+is\s+no\s+mention\s+of|(?:is|are|was|were)\s+not\s+mentioned)\b",
+    r"|there\s+is\s+no\s+mention\s+of|(?:is|are|was|were)\s+not\s+mentioned"
+    r"|(?:passage|context|source|document)s?\s+(?:ID\s*)?\d+)\b",
     re.IGNORECASE,
 )
 _SOURCES_ZH = r"(?:资料|上下文|文档|材料|内容|信息|来源|参考资料)"

@@ -68,6 +68,10 @@ UNITS = tuple(
 _ARTICLE_CLASSIFIERS = frozenset("个位名次项条种份本张点步类款门句段篇套遍批轮层间家座台部首")
 """After a lone ``一`` these make the article "a" (一个问题, 一次性), not a count."""
 
+_POINTING = frozenset("上下这那哪每同另任某")
+"""Before a lone ``一`` these make a pointer, not a count: 下一年 is "next year", 同一级别 "the
+same level", 每一次 "every time"."""
+
 _ARABIC = re.compile(
     r"(?<![\d.])(?P<cur>[¥￥$€£]\s?)?(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d+)?"
     rf"(?P<mul>\s?[万亿])?(?P<scale>{SCALE_PATTERN})?(?P<pct>\s?%)?"
@@ -181,7 +185,10 @@ def _chinese(text: str, *, strict: bool) -> list[Quantity]:
 def _chinese_run(text: str, match: re.Match[str], *, strict: bool) -> Quantity | None:
     run, value = match.group(), chinese_value(match.group())
     unit, ordinal = _unit_after(text, match.end()), _is_ordinal(text, match.start())
-    article = run == "一" and (unit is None or (strict and unit in _ARTICLE_CLASSIFIERS))
+    pointing = strict and text[match.start() - 1 : match.start()] in _POINTING
+    article = run == "一" and (
+        unit is None or pointing or (strict and unit in _ARTICLE_CLASSIFIERS)
+    )
     if value is None or article or (strict and (unit is None or (ordinal and value < 2))):
         return None
     return Quantity(run + (unit or ""), frozenset({key(value)}), *match.span(), ordinal)

@@ -89,6 +89,24 @@ def zh_names(text: str, *, guess: bool = True) -> tuple[ZhName, ...]:
     return tuple(names)
 
 
+_GRAMMAR = "之的地得了着过是在和与及或按以为对把被从向所"
+"""Function characters. A person jieba guessed (a word not in its dictionary) may have taken
+one in from a neighbouring word ("王蔷与" in "王蔷与斯齐亚沃尼"); with one inside it is a cut
+across words ("课程费之差" read as 课程 + 费之差), not a name."""
+
+
+def untangled(name: ZhName) -> ZhName | None:
+    """``name``, or for a guessed person the name without the function characters at its ends,
+    or ``None`` when one is left inside."""
+    if not _person(name.flag) or jieba.get_FREQ(name.text) is not None:
+        return name
+    text = name.text.strip(_GRAMMAR)
+    if not text or any(char in _GRAMMAR for char in text):
+        return None
+    start = name.start + name.text.index(text)
+    return ZhName(text, start, start + len(text), name.flag)
+
+
 def _person(flag: str) -> bool:
     return flag.startswith("nr")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from rag.check.citations import check
 from rag.check.cited import CitedSources
 from rag.check.claims import judge
 from rag.check.meta_phrases import without_meta
@@ -39,3 +40,11 @@ def test_a_sentence_framed_by_its_sources_has_the_support_of_its_claim() -> None
     framed = judge("Based on the given context, unused leave expires in March.", [1], sources)
     assert plain.support == 1.0
     assert framed.support == plain.support
+
+
+def test_a_numbered_passage_is_no_name_and_its_number_no_amount() -> None:
+    """Models prompted with numbered contexts cite in words; "Passage ID 3" names nobody."""
+    source = "The authors declare that there is no conflict of interests regarding publication."
+    text = "The authors of Passage ID 3 declare that there is no conflict of interests [1]."
+    assert check(text, [make_hit(source)]).ok
+    assert not check("The authors of Passage Kowalski declare it [1].", [make_hit(source)]).ok

@@ -81,6 +81,13 @@ def test_words_made_with_numeral_characters_are_not_quantities(text: str) -> Non
     assert quantities(text) == []
 
 
+def test_a_lone_one_after_a_pointer_word_is_no_count() -> None:
+    """下一年 is "next year" and 同一级别 "the same level"; 一年 and 满一年 still count."""
+    assert values("结转到下一年") == []
+    assert values("同一级别内转班，每一次都要申请") == []
+    assert values("工作满一年的") == [{1}]
+
+
 def test_chinese_ordinals_with_a_unit_are_ranks_and_first_is_a_word() -> None:
     """ "第三条" and "第 3 级" are ranks (checked against the source's ranks); "第一时间" and
     "第一步" say "at once" and "to begin with"."""

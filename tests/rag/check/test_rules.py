@@ -93,6 +93,16 @@ def test_a_two_character_chinese_name_is_a_name_when_it_starts_with_a_surname() 
     assert missing_names("商务级 5600 元，比流利级 4800 元贵 800 元。", "zh", Grounds([""])) == []
 
 
+def test_a_guessed_name_is_cut_back_to_the_name_or_dropped_when_cut_across_words() -> None:
+    """jieba guesses 王蔷与 (the name and "and") and 费之差 (of 课程费之差) as people: the first is
+    王蔷, grounded by a source naming her; the second is no name."""
+    grounds = Grounds(["中国金花王蔷遭前法网冠军斯齐亚沃尼逆转。差价按课程费计算。"])
+    said = "最后一场较量在{}与前法网冠军斯齐亚沃尼之间展开。"
+    assert missing_names(said.format("王蔷"), "zh", grounds) == []
+    assert missing_names(said.format("黄锋"), "zh", grounds) == ["黄锋"]
+    assert missing_names("差价按新级别课程费之差计算。", "zh", grounds) == []
+
+
 # --- unrelated_source: a sentence held by one of the sources it cites -----------------------
 
 
