@@ -2,9 +2,10 @@
 
 A sentence is covered by its own markers, else by those of the next sentence of its paragraph
 that has markers ("A。B[1]。" — the [1] covers both). A cited lead-in covers the list or table
-under it, and a closing "来源：[1][2]" line covers whatever is left. A sentence after the last
-marker of its paragraph is uncovered; its numbers are checked against the sources its
-paragraph cites, else those the whole answer cites.
+under it, a short line under a list or table that points back at it ("以上见加班规定[1]。")
+covers that list or table, and a closing "来源：[1][2]" line covers whatever is left. A sentence
+after the last marker of its paragraph is otherwise uncovered; its numbers are checked against
+the sources its paragraph cites, else those the whole answer cites.
 """
 
 from __future__ import annotations
@@ -24,6 +25,13 @@ MIN_TERMS_TO_JUDGE = 2
 """Fewer content terms than this and a sentence is too thin to judge which source it is from."""
 SUBSTANTIVE_TERMS = 3
 """A sentence with no quantity states a fact when it has at least this many content terms."""
+POINTER_LINE_CHARS = 40
+"""A line pointing back at the list or table above it is short: a label, not a claim."""
+_POINTER = re.compile(
+    r"^\W*(?:以上|上述|上表|上面|上列)|(?:来源|出处|资料)\s*[:：]"
+    r"|^\W*(?:(?:the\s+)?above|sources?|from)\b|\b(?:list|table|figures?)\s+above\b",
+    re.IGNORECASE,
+)
 _HEADING_LINE_CHARS = 20
 TITLE_SHARE = 0.6
 """A line with this share of its words capitalised is written as a title."""
@@ -58,6 +66,10 @@ def covering_sentences(found: Sequence[Sentence]) -> list[int | None]:
     for index, sentence in enumerate(found):
         if covering[index] is None and sentence.item:
             covering[index] = _lead_in_above(found, index)
+    for index, sentence in enumerate(found):
+        if sentence.cites and _points_back(sentence):
+            for above in _block_above(found, index):
+                covering[above] = index if covering[above] is None else covering[above]
     last = len(found) - 1
     if found and found[last].cites and _sources_line(found[last]):
         covering = [last if cover is None else cover for cover in covering]
@@ -68,6 +80,22 @@ def _sources_line(sentence: Sentence) -> bool:
     """ "来源：[1][2]", "参考资料：[1]", "Sources: [2]" — a label, not a claim."""
     short = len(sentence.plain) <= SOURCES_LINE_CHARS
     return short and (sentence.lead_in or len(claim_terms(sentence.plain)) < MIN_TERMS_TO_JUDGE)
+
+
+def _points_back(sentence: Sentence) -> bool:
+    """ "以上见加班规定[1]。", "上表来源：[2]", "(Source for the table above: [1])": a short line
+    under a list or table that cites for it."""
+    return len(sentence.plain) <= POINTER_LINE_CHARS and _POINTER.search(sentence.plain) is not None
+
+
+def _block_above(found: Sequence[Sentence], index: int) -> list[int]:
+    """The list items or table rows right above ``found[index]``."""
+    above = []
+    for row in range(index - 1, -1, -1):
+        if not _listed(found[row]):
+            break
+        above.append(row)
+    return above
 
 
 def introduced(found: Sequence[Sentence], index: int) -> list[int]:

@@ -316,6 +316,24 @@ def test_a_table_header_and_a_closing_wish_need_no_citation() -> None:
     assert kinds("入门级课程费 3600 元[1]。祝你好运，流利级只要 800 元！", hits) != []
 
 
+LEAVE = "Full-time staff receive 20 days of leave. After five years they receive 25 days."
+
+
+def test_a_short_line_under_a_table_that_points_back_cites_for_it() -> None:
+    """ "以上见加班规定[1]。" under a table, "Source for the list above: [1]" under a list: the
+    rows are covered, and their numbers still checked against what the line cites."""
+    hits = [make_hit("| 入门级 | 3600 元 |\n| 流利级 | 4800 元 |\n手续费 5%，最低 50 元。")]
+    table = "| 级别 | 课程费 |\n| --- | --- |\n| 入门级 | 3600 元 |\n| 流利级 | 4800 元 |"
+    assert check(f"{table}\n\n以上见课程价目表[1]。", hits).ok
+    assert kinds(f"{table}\n| 商务级 | 5600 元 |\n\n以上见课程价目表[1]。", hits) == [
+        "ungrounded_number"
+    ]
+    listed = "- Full-time staff: 20 days\n- After five years: 25 days"
+    assert check(f"{listed}\n\n(Source for the list above: [1])", [make_hit(LEAVE)]).ok
+    assert check(f"{listed}\n\nThe above is from the leave policy [1].", [make_hit(LEAVE)]).ok
+    assert kinds(f"{table}\n\n流利级最受欢迎[1]。", hits) != [], "a claim of its own covers nothing"
+
+
 def test_a_list_under_an_uncited_lead_in_is_not_covered() -> None:
     text = "退费流程如下：\n- 填写退费申请表并提供缴费凭证\n- 教务部审核后 10 个工作日内退回[1]"
     hits = [make_hit("填写退费申请表并提供缴费凭证。审核通过后 10 个工作日内原路退回。")]
