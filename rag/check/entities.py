@@ -66,8 +66,13 @@ _ATTRIBUTION = re.compile(
 )
 """Who the sentence says it is quoting ("According to The Balance, …"): a web page's excerpt
 seldom names its own publisher, and the claim after it is checked on its own terms."""
-_NOT_A_CODE = re.compile(r"\d+(?:st|nd|rd|th|s)", re.IGNORECASE)
-"""22nd, 1990s: a rank or a decade (the number rule reads those), not a code."""
+_NOT_A_CODE = re.compile(
+    r"\d+(?:\.\d+)?(?:st|nd|rd|th|s|am|pm|mins?|hrs?|ms|km|kg|mg|ml|[kmgt]b|[gm]?hz|mm|cm|mbps"
+    r"|kw|k|m|bn|x)",
+    re.IGNORECASE,
+)
+"""22nd, 1990s, 10pm, 8GB, 5min, 100k: a rank, a decade, a time or an amount with its unit (the
+number rule reads those), not a code."""
 _INFLECTION = re.compile(r"['’]s?$|(?:-[a-z]+)+$")
 """What a name carries that the source needn't repeat: a possessive ("Earth’s") or a
 lowercase compound tail ("4IR-related", "AI-based")."""

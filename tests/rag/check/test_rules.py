@@ -208,6 +208,17 @@ def test_words_written_in_capitals_by_convention_are_not_names() -> None:
     assert named_things("这样安排是 OK 的，请用 OA 系统提交。", "zh") == ["OA"]
 
 
+def test_a_time_or_an_amount_with_its_unit_is_no_code() -> None:
+    """ "10pm", "8GB", "5min" are for the number rule (which reads 10pm as 22:00); "4IR" and
+    "HR-7" are codes."""
+    assert named_things("Taxis are covered from 10pm to 7am.", "en") == []
+    assert named_things("It has 8GB of memory and locks after 5min.", "en") == []
+    assert sorted(named_things("Schools teach 4IR skills on HR-7.", "en")) == ["4IR", "HR-7"]
+    source = "Taxis: allowed between 22:00 and 07:00, or when no public transport is available."
+    assert kinds("Taxis are covered from 10pm to 7am [1].", source) == []
+    assert kinds("Taxis are covered from 9pm to 7am [1].", source) == ["ungrounded_number"]
+
+
 def test_a_compound_name_is_not_grounded_by_other_words() -> None:
     grounds = Grounds(["Use the Keynote template."])
     assert missing_names("Use the PowerPoint template.", "en", grounds) == ["PowerPoint"]
