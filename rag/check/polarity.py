@@ -20,6 +20,7 @@ import re
 
 from rag.check.clauses import pairs
 from rag.check.modality import MODALS
+from rag.check.quantity import words
 from rag.reading import claim_terms
 
 SCOPE_CHARS = 16
@@ -38,6 +39,13 @@ _NOT_A_NEGATION = re.compile(
 )
 
 
+_NEVER = re.compile(r"\bnever\b", re.IGNORECASE)
+_PRONOUNS = frozenset(
+    words("its itself himself herself themselves his her hers him them theirs ours yours")
+)
+"""Not what a clause is about: two clauses sharing "product" and "itself" restate nothing."""
+
+
 def _negations(clause: str, shared: set[str]) -> int:
     """How many denials a clause holds over what both clauses say: a denial counts when the
     words right after it hold a shared term. "请假未补的课时不计为……" has two (未补 names which
@@ -51,11 +59,15 @@ def _negations(clause: str, shared: set[str]) -> int:
 
 
 def _modal(clause: str) -> bool:
+    """A duty or a permission, which the modality rule reads. "Never" alone is left here: the
+    modality rule reads "Never share your password" against "You may share …", but "Alcohol is
+    never reimbursed" against "Alcohol is reimbursed" has no modal on the other side."""
+    clause = _NEVER.sub(" ", clause)
     return any(modal.yes.search(clause) or modal.no.search(clause) for modal in MODALS)
 
 
 def _terms(clause: str) -> set[str]:
-    return claim_terms(_NEGATION.sub(" ", _NOT_A_NEGATION.sub(" ", clause)))
+    return claim_terms(_NEGATION.sub(" ", _NOT_A_NEGATION.sub(" ", clause))) - _PRONOUNS
 
 
 def opposite(sentence: str, source: str) -> bool:

@@ -314,6 +314,11 @@ def test_the_same_permission_or_duty_in_other_words_is_not(sentence: str, source
             "Public holidays are not counted as annual leave.",
         ),
         ("请假未补的课时不计为已消耗课时[1]。", "已经上过的课时、请假未补的课时均计为已消耗课时。"),
+        # a source clause of two terms, restated with more words; "never" with no modal beside
+        (
+            "Alcohol is reimbursed with the meal allowance [1].",
+            "No receipts are needed for the allowance. Alcohol is never reimbursed.",
+        ),
         # a short Chinese clause is read with its neighbour: "期间不扣课时" alone is too thin
         (
             "因重大疾病无法继续上课的，可申请保留学籍，最长六个月，期间按月扣除课时[1]。",
@@ -347,6 +352,15 @@ def test_a_sentence_repeating_its_source_with_the_negation_turned_is_flagged(
         (
             "Submit claims no later than 30 days after the trip [1].",
             "Submit claims within 30 days.",
+        ),
+        (
+            "Alcohol is never reimbursed, even with the meal allowance [1].",
+            "Alcohol is never reimbursed. A meal allowance is paid.",
+        ),
+        # "itself" is no subject: "rather than the product itself" restates nothing here
+        (
+            "The issue lies in milk marketing, rather than the product itself [1].",
+            "It is milk marketing, not the product itself, that misleads parents.",
         ),
         # two clauses read together are only set against two that line up with them
         (
