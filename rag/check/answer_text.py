@@ -12,23 +12,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from rag.check.source_numbers import NUMBERING
 from rag.markers import MARKER, cited_numbers
 from rag.reading import sentence_pieces
 
 _LEADING_MARKERS = re.compile(rf"^\s*(?:{MARKER.pattern}\s*)+")
 _STEP = r"\**(?:(?i:step)\s*\d{1,2}|步骤\s*\d{1,2}|第[一二三四五六七八九十]{1,3}步)\s*[:：.、]\**"
-_BLOCK_START = re.compile(
-    r"^\s*(?:[-*+•](?=\s)|[>|]|#{1,6}\s|\d{1,2}(?:[.．](?!\d)|[)、])|[(（]\d{1,2}[)）]"
-    rf"|[一二三四五六七八九十]+、|{_STEP})"
-)
+_ITEM = rf"[-*+•](?=\s)|{NUMBERING}|{_STEP}"
+"""A list item's marker: a bullet, a number ("1. ", "（2）", "三、") or a step label."""
+_BLOCK_START = re.compile(rf"^\s*(?:{_ITEM}|[>|]|#{{1,6}}\s)")
 """A line that starts its own paragraph: list item ("- ", "1. ", "（2）", "三、", "Step 2:",
 "第二步："), quote, table row or heading. Bold text ("**计算**") is not a bullet."""
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 """The line under a Markdown table's header row: "| --- | :---: |"."""
-_LIST_MARKER = re.compile(
-    r"^\s*(?:[-*+•](?=\s)|>+|#{1,6}|\d{1,2}(?:[.．](?!\d)|[)、])|[(（]\d{1,2}[)）]"
-    rf"|[一二三四五六七八九十]+、|{_STEP})\s*"
-)
+_LIST_MARKER = re.compile(rf"^\s*(?:{_ITEM}|>+|#{{1,6}})\s*")
 
 
 @dataclass(frozen=True, slots=True)

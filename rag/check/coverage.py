@@ -66,10 +66,8 @@ def covering_sentences(found: Sequence[Sentence]) -> list[int | None]:
     for index, sentence in enumerate(found):
         if covering[index] is None and sentence.item:
             covering[index] = _lead_in_above(found, index)
-    for index, sentence in enumerate(found):
-        if sentence.cites and _points_back(sentence):
-            for above in _block_above(found, index):
-                covering[above] = index if covering[above] is None else covering[above]
+    pointed = _pointed_back(found)
+    covering = [pointed.get(row) if cover is None else cover for row, cover in enumerate(covering)]
     last = len(found) - 1
     if found and found[last].cites and _sources_line(found[last]):
         covering = [last if cover is None else cover for cover in covering]
@@ -82,32 +80,39 @@ def _sources_line(sentence: Sentence) -> bool:
     return short and (sentence.lead_in or len(claim_terms(sentence.plain)) < MIN_TERMS_TO_JUDGE)
 
 
+def _pointed_back(found: Sequence[Sentence]) -> dict[int, int]:
+    """The list items and table rows right above a short line that points back at them, each
+    with the first such line."""
+    pointed: dict[int, int] = {}
+    for index, sentence in enumerate(found):
+        if sentence.cites and _points_back(sentence):
+            for row in _listed_run(found, range(index - 1, -1, -1)):
+                pointed.setdefault(row, index)
+    return pointed
+
+
 def _points_back(sentence: Sentence) -> bool:
     """ "以上见加班规定[1]。", "上表来源：[2]", "(Source for the table above: [1])": a short line
     under a list or table that cites for it."""
     return len(sentence.plain) <= POINTER_LINE_CHARS and _POINTER.search(sentence.plain) is not None
 
 
-def _block_above(found: Sequence[Sentence], index: int) -> list[int]:
-    """The list items or table rows right above ``found[index]``."""
-    above = []
-    for row in range(index - 1, -1, -1):
-        if not _listed(found[row]):
-            break
-        above.append(row)
-    return above
-
-
 def introduced(found: Sequence[Sentence], index: int) -> list[int]:
     """The list items or table rows under the lead-in ``found[index]``: what its citation
     points at, whether or not they cite again themselves. Models often leave a blank line
     before a table or between items; a heading or a line of prose ends the list."""
-    under = []
-    for below in range(index + 1, len(found)):
-        if not _listed(found[below]):
+    return _listed_run(found, range(index + 1, len(found)))
+
+
+def _listed_run(found: Sequence[Sentence], rows: range) -> list[int]:
+    """The ``rows`` (walked in their order) up to the first that is not a list item or table
+    row."""
+    run = []
+    for row in rows:
+        if not _listed(found[row]):
             break
-        under.append(below)
-    return under
+        run.append(row)
+    return run
 
 
 def _lead_in_above(found: Sequence[Sentence], index: int) -> int | None:

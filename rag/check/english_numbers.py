@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import re
 
-from rag.check.quantity import Quantity, key, words
+from rag.check.quantity import Quantity, key
+from rag.reading import words
 
-SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9}
-SCALES |= {"b": 1e9, "trillion": 1e12}
+_SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+SCALES = _SCALE_WORDS | {"k": 1e3, "m": 1e6, "b": 1e9, "bn": 1e9}
 """A scale after an amount, by its lower-case spelling. As a suffix only ``k``, ``K``, ``M``,
 ``B`` and ``bn`` count (:data:`SCALE_PATTERN`): "5m" is as often five metres as five million."""
-SCALE_PATTERN = r"\s?(?:thousand|million|billion|trillion)\b|(?:[kKMB]|bn)\b"
-_SCALE_WORD = re.compile(r"\s+(thousand|million|billion|trillion)\b", re.IGNORECASE)
+_WORDS = "|".join(_SCALE_WORDS)
+SCALE_PATTERN = rf"\s?(?:{_WORDS})\b|(?:[kKMB]|bn)\b"
+_SCALE_WORD = re.compile(rf"\s+({_WORDS})\b", re.IGNORECASE)
 
 _EN_NUMBERS = {
     word: value

@@ -27,17 +27,16 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from rag.check.currencies import same_currency
-from rag.check.numbers import words
 from rag.check.support import content_words
 from rag.check.zh_names import (
     MIN_ZH_NAME_CHARS,
     MIN_ZH_PERSON_CHARS,
     ZhName,
     full_name,
-    untangled,
     zh_names,
 )
 from rag.language import Language
+from rag.reading import words
 
 NEAR_PREFIX = 4
 """English name words of more letters may match a source word by this long a prefix."""
@@ -124,8 +123,7 @@ def _squeezed(text: str) -> str:
 
 @lru_cache(maxsize=1024)
 def _zh_names(text: str) -> tuple[str, ...]:
-    found = (untangled(name) for name in zh_names(text))
-    return tuple(name.text for name in found if name is not None and _counts(name))
+    return tuple(name.text for name in zh_names(text) if _counts(name))
 
 
 def _counts(name: ZhName) -> bool:

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import re
 
+SOURCE_NOUNS = r"contexts?|passages?|sources?|documents?|references?|citations?"
+"""What models call the passages they were given ("contexts 1 and 2", "Passage ID 3"); the
+number rule reads a number after one as a reference, not an amount."""
 _SOURCES_EN = (
-    r"(?:contexts?|passages?|sources?|documents?|search\s+results?|(?:provided\s+)?text"
-    r"|(?:provided\s+)?information)(?:\s+(?:ID\s*)?\d+)?"
+    rf"(?:{SOURCE_NOUNS}|search\s+results?|(?:provided\s+)?text|(?:provided\s+)?information)"
+    r"(?:\s+(?:ID\s*)?\d+)?"
 )
 _META_EN = re.compile(
     r"\b(?:(?:based\s+on|according\s+to|from|in|as\s+(?:stated|mentioned|described)\s+in)"
@@ -22,7 +25,7 @@ _META_EN = re.compile(
     rf"|the\s+(?:(?:given|provided)\s+)?{_SOURCES_EN}\s+(?:only\s+)?"
     r"(?:talks?\s+about|mentions?|says?|states?|discuss(?:es)?)"
     r"|there\s+is\s+no\s+mention\s+of|(?:is|are|was|were)\s+not\s+mentioned"
-    r"|(?:passage|context|source|document)s?\s+(?:ID\s*)?\d+)\b",
+    rf"|(?:{SOURCE_NOUNS})\s+(?:ID\s*)?\d+)\b",
     re.IGNORECASE,
 )
 _SOURCES_ZH = r"(?:资料|上下文|文档|材料|内容|信息|来源|参考资料)"

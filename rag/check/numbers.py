@@ -32,9 +32,10 @@ from dataclasses import replace
 
 from rag.check.clock import afternoon
 from rag.check.english_numbers import SCALE_PATTERN, english, scaled
+from rag.check.meta_phrases import SOURCE_NOUNS
 from rag.check.quantity import Quantity as Quantity
 from rag.check.quantity import key as key
-from rag.check.quantity import words as words
+from rag.reading import words
 
 _FULL_WIDTH = str.maketrans("０１２３４５６７８９％．", "0123456789%.")
 
@@ -85,8 +86,7 @@ _RANK_WORD = re.compile(
 _CODE_LETTER = re.compile(r"[A-Za-z]")
 """A letter right before digits makes them part of a code (BiVO4, H1N1), not an amount."""
 _REFERENCE = re.compile(
-    r"(?:\b(?:contexts?|passages?|sources?|documents?|references?|citations?|ID)\s*#?"
-    r"|上下文|参考资料|参考文献|来源)\s*$",
+    rf"(?:\b(?:{SOURCE_NOUNS}|ID)\s*#?|上下文|参考资料|参考文献|来源)\s*$",
     re.IGNORECASE,
 )
 """Numbers after these point at a source ("contexts 1 and 2", "Passage ID 3"), as ``[1]``
@@ -233,7 +233,8 @@ def _unreferenced(found: list[Quantity], text: str) -> list[Quantity]:
         joined = referring and gap is not None and listed
         after = _REFERENCE.search(text, max(0, q.start - 24), q.start) is not None
         referring = index and (joined or after)
-        kept += [] if referring else [q]
+        if not referring:
+            kept.append(q)
         read_to = q.end
     return kept
 

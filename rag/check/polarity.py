@@ -20,8 +20,7 @@ import re
 
 from rag.check.clauses import pairs
 from rag.check.modality import MODALS
-from rag.check.quantity import words
-from rag.reading import claim_terms
+from rag.reading import claim_terms, words
 
 SCOPE_CHARS = 16
 """What a denial bears on: the characters right after it ("not paid out", "不计为已消耗")."""

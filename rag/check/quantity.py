@@ -5,11 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-def words(text: str) -> list[str]:
-    """A word list written as one string (easier to read and extend than a list literal)."""
-    return text.split()
-
-
 def key(value: float) -> float:
     """The comparable form of a value: rounding hides float noise (0.1 * 3 vs 0.3)."""
     return round(abs(value), 6)

@@ -30,9 +30,8 @@ from itertools import accumulate
 import jieba
 import Stemmer
 
-from rag.check.numbers import words
 from rag.language import Language
-from rag.reading import GENERIC_ZH, sentence_pieces
+from rag.reading import GENERIC_ZH, sentence_pieces, words
 
 WINDOW_SENTENCES = 3
 """Source sentences read together when looking for a claim (a claim often spans two)."""

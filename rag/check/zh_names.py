@@ -61,7 +61,8 @@ class ZhName:
 def zh_names(text: str, *, guess: bool = True) -> tuple[ZhName, ...]:
     """The names in ``text``: jieba's name-tagged words, a person's parts joined ("施泰因" +
     "迈尔"), with a transliterated person's name carried on over the single characters jieba
-    cut off its end ("弗拉德" + "里" + "希": a reviewer must see the whole name written).
+    cut off its end ("弗拉德" + "里" + "希": a reviewer must see the whole name written), and a
+    guessed person cut back to the name or left out (:func:`_untangled`).
 
     ``guess``: with jieba's HMM for words not in its dictionary (about 4x the time).
     """
@@ -85,7 +86,9 @@ def zh_names(text: str, *, guess: bool = True) -> tuple[ZhName, ...]:
                     break
                 at += 1
                 index += 1
-        names.append(ZhName(text[start:at], start, at, flag))
+        name = _untangled(ZhName(text[start:at], start, at, flag))
+        if name is not None:
+            names.append(name)
     return tuple(names)
 
 
@@ -95,7 +98,7 @@ one in from a neighbouring word ("王蔷与" in "王蔷与斯齐亚沃尼"); wit
 across words ("课程费之差" read as 课程 + 费之差), not a name."""
 
 
-def untangled(name: ZhName) -> ZhName | None:
+def _untangled(name: ZhName) -> ZhName | None:
     """``name``, or for a guessed person the name without the function characters at its ends,
     or ``None`` when one is left inside."""
     if not _person(name.flag) or jieba.get_FREQ(name.text) is not None:

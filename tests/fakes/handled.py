@@ -25,6 +25,9 @@ from slack_bolt.listener.async_listener_start_handler import AsyncListenerStartH
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
+IDLE_SECONDS = 5.0
+"""How long a test waits, by default, for what the bot is handling to finish."""
+
 
 class Handled:
     def __init__(self) -> None:
@@ -38,7 +41,7 @@ class Handled:
         runner.listener_start_handler = _Started(self, runner.listener_start_handler)
         runner.listener_completion_handler = _Finished(self, runner.listener_completion_handler)
 
-    async def idle(self, *, within: float = 5.0) -> None:
+    async def idle(self, *, within: float = IDLE_SECONDS) -> None:
         """Return once every listener started so far has finished, else TimeoutError."""
         async with self._changed:
             await asyncio.wait_for(

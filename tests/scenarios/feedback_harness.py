@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from bot.slack.feedback_buttons import NOTE_BLOCK, NOTE_INPUT, TELL_ACTION
+from tests.fakes.handled import IDLE_SECONDS
 from tests.fakes.slack_api import TEAM_ID, Ephemeral, FakeSlackApi, Message
 from tests.scenarios.harness import CHANNEL, RunningBot, button_click, envelope, mention
 
@@ -41,7 +42,7 @@ async def vote(
 
 
 async def ask(
-    bot: RunningBot, slack: FakeSlackApi, question: str, *, within: float = 5.0
+    bot: RunningBot, slack: FakeSlackApi, question: str, *, within: float = IDLE_SECONDS
 ) -> Message:
     """Mention the bot in a new thread; the one reply it got (within ``within`` seconds)."""
     asked = mention(question)

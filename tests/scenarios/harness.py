@@ -53,7 +53,7 @@ from rag.scopes.sets import ScopeCatalog
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.index import Index
 from rag.settings import Settings
-from tests.fakes.handled import Handled
+from tests.fakes.handled import IDLE_SECONDS, Handled
 from tests.fakes.slack_api import BOT_ID, BOT_TOKEN, BOT_USER_ID, TEAM_ID, FakeSlackApi
 
 SIGNING_SECRET = "test-signing-secret-citebot"
@@ -186,7 +186,7 @@ class RunningBot:
     http: aiohttp.ClientSession
     handled: Handled
 
-    async def idle(self, *, within: float = 5.0) -> None:
+    async def idle(self, *, within: float = IDLE_SECONDS) -> None:
         """Once every request sent so far has been handled: nothing more will be sent."""
         await self.handled.idle(within=within)
 
