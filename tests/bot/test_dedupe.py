@@ -13,6 +13,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from bot.dedupe import Dedupe, event_key, message_key
+from rag.cache.breaker import GuardedRedis
 
 
 @pytest.fixture
@@ -29,8 +30,12 @@ def prefix() -> str:
 
 @pytest.fixture
 async def shared(redis: Redis, prefix: str) -> AsyncIterator[tuple[Dedupe, Dedupe]]:
-    """Two processes' deduplicators over one Redis."""
-    yield Dedupe(redis, prefix=prefix), Dedupe(redis, prefix=prefix)
+    """Two processes' deduplicators over one Redis. Each call may take up to 5 s (the bot's
+    budget is 0.2 s): on a busy machine one slow reply opened the breaker, both sides fell
+    back to their own memory and both won, which is not what these tests are about."""
+    one = Dedupe(GuardedRedis(redis, timeout_seconds=5.0), prefix=prefix)
+    two = Dedupe(GuardedRedis(redis, timeout_seconds=5.0), prefix=prefix)
+    yield one, two
     keys = [key async for key in redis.scan_iter(match=f"{prefix}*")]
     if keys:
         await redis.delete(*keys)
