@@ -4,7 +4,8 @@ A quantity is grounded by the amounts its cited sources write (a rank, "第三�
 also by their ranks and list numbering), by the question's numbers ("还剩 12 课时"), by the
 result of a correct calculation written in the answer, as a duration its sources or the
 question state in another unit ("1 year" from "12 months", :mod:`rag.check.durations`), or as
-the sum or difference of two grounded amounts of its sentence ("比流利级的 4800 元贵 800 元"). The
+the sum or difference of two grounded amounts of its sentence ("比流利级的 4800 元贵 800 元"), or
+as the number of items of a list the sentence gives (:mod:`rag.check.counted`). The
 stated result of a wrong calculation is not blamed twice: ``wrong_arithmetic`` names it.
 """
 
@@ -16,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag.check.arithmetic import Calculation
+from rag.check.counted import counts_own_list
 from rag.check.durations import converted
 from rag.check.numbers import Quantity
 from rag.check.units import count_of
@@ -65,7 +67,11 @@ def ungrounded(
     held = given.durations | durations()
     missing = [q for q in missing if q.ordinal or not converted(q, plain, held)]
     stated = [q for q in quantities if q not in missing and not q.ordinal]
-    return [q for q in missing if q.ordinal or not _derived(q, stated, plain)]
+    return [
+        q
+        for q in missing
+        if q.ordinal or not (_derived(q, stated, plain) or counts_own_list(q, plain))
+    ]
 
 
 def _derived(quantity: Quantity, stated: Sequence[Quantity], plain: str) -> bool:

@@ -1,0 +1,92 @@
+"""Numbers that count a list the sentence itself gives: "four main minerals: quartz,
+feldspar, mica and amphiboles", "Anatase and rutile are the two phases", "分为三类：A、B 和 C",
+"A、B、C 三种方式".
+
+A source that lists the items rarely writes how many there are, so the count is the answer's
+own arithmetic, and the sentence shows it: the checker counts the items and grounds the number
+when they agree. Only a number right next to its list counts (after it, across a colon; or
+before it, in the same clause), so a coincidence with some other list of the sentence grounds
+nothing; a miscount stays ungrounded.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rag.check.durations import unit_of
+from rag.check.quantity import Quantity, key
+
+MAX_ITEMS = 12
+"""Longer lists aren't written inline; a bigger number counts something else."""
+_LEAD_IN = 48
+"""Characters allowed between a number and the colon that opens its list ("four main minerals:")."""
+
+_BRACKETED = re.compile(r"\([^()]*\)|（[^（）]*）")
+_COLON = re.compile(r"[:：]")
+_ITEM_BREAK = re.compile(
+    r"\s*(?:[,，、;；]\s*(?:(?:and|or)\b|以及|和|及|与|或)?|\s(?:and|or)\b|以及|和|及|与|或)\s*",
+    re.IGNORECASE,
+)
+_CLAUSE_BREAK = re.compile(r"[:：;；，。!?！？]")
+"""Where the clause holding a list starts (a Chinese list runs on 、, an English one on commas)."""
+_RESTATED_BY = re.compile(
+    r"\s+(?:are|were|make up|form)\s+(?:the|its|their|all)(?:\s+[a-z]+)?$"
+    r"|(?<=[\u4e00-\u9fff])(?:这|共|等|总共|一共)?$",
+    re.IGNORECASE,
+)
+"""What stands between a list and the number after it: "A and B are the (main) two"; in
+Chinese nothing or a word like 这 / 共 ("A、B 和 C 三种", "A 和 B 这两类")."""
+MAX_ITEM_WORDS = 4
+"""A list restated by a count names things ("quartz, feldspar and mica are the three"); a
+longer stretch before "are the" is a clause, not an item."""
+MAX_ITEM_CHARS = 12
+"""The same for a Chinese item, in characters."""
+_MONEY_OR_SHARE = re.compile(r"[%$¥￥€£元]|\s*per\s?cent|\s*percent", re.IGNORECASE)
+_END = re.compile(r"[\s.。!?！？…]+$")
+
+
+def counts_own_list(quantity: Quantity, plain: str) -> bool:
+    """Whether ``quantity`` (found in ``plain``) is the number of items of a list right next
+    to it in the same sentence."""
+    counts = {key(float(n)) for n in range(2, MAX_ITEMS + 1)}
+    if not quantity.values & counts or quantity.ordinal or _measures(quantity, plain):
+        return False
+    before = _BRACKETED.sub(" ", plain[: quantity.start])
+    after = _BRACKETED.sub(" ", plain[quantity.end :])
+    listed = {key(float(n)) for n in (_items_after(after), _items_before(before)) if n}
+    return bool(quantity.values & listed)
+
+
+def _measures(quantity: Quantity, plain: str) -> bool:
+    """An amount of time, money or a share ("2 weeks: apply and wait") counts no list."""
+    shown = quantity.text + plain[quantity.end : quantity.end + 9]
+    return unit_of(quantity, plain) is not None or bool(_MONEY_OR_SHARE.search(shown))
+
+
+def _items_after(after: str) -> int:
+    """How many items follow the colon that ends the number's lead-in, if one does."""
+    colon = _COLON.search(after, 0, _LEAD_IN + 1)
+    if colon is None or re.search(r"[.。;；!?！？]", after[: colon.start()]):
+        return 0
+    return _count(_END.sub("", after[colon.end() :]))
+
+
+def _items_before(before: str) -> int:
+    """How many items the clause right before the number lists, when only "are the", "这",
+    "等" and the like stand between them."""
+    joint = _RESTATED_BY.search(before.rstrip())
+    if joint is None:
+        return 0
+    clause = _CLAUSE_BREAK.split(before[: joint.start()])[-1]
+    if any(_long(item) for item in _ITEM_BREAK.split(clause.strip())):
+        return 0
+    return _count(clause)
+
+
+def _long(item: str) -> bool:
+    return len(item.split()) > MAX_ITEM_WORDS if item.isascii() else len(item) > MAX_ITEM_CHARS
+
+
+def _count(listing: str) -> int:
+    items = [item for item in _ITEM_BREAK.split(listing.strip()) if item.strip()]
+    return len(items) if len(items) >= 2 else 0

@@ -1,0 +1,77 @@
+"""A number that counts the list its own sentence gives is the answer's arithmetic, not a
+claim the source must repeat; a miscount, or a number that only sits near a list, still is."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.check.citations import check
+from rag.check.counted import counts_own_list
+from rag.check.numbers import quantities
+from tests.rag.factories import make_hit
+
+METHODS_EN = "Apply online, by email, or at the front desk. Keep the confirmation."
+METHODS_ZH = "退费办法：全额退费、部分退费、不予退费，按开课情况而定。"
+
+
+def numbers_flagged(answer: str, source: str) -> list[str]:
+    problems = check(answer, [make_hit(source)]).problems
+    return [problem.message for problem in problems if problem.kind == "ungrounded_number"]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "There are three ways to apply: online, by email, or at the front desk [1].",
+        "You can apply in 3 ways: online, by email, or at the front desk [1].",
+        "Online, email and the front desk are the three ways to apply [1].",
+    ],
+)
+def test_the_count_of_the_sentences_own_list_is_grounded(answer: str) -> None:
+    assert numbers_flagged(answer, METHODS_EN) == []
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "There are four ways to apply: online, by email, or at the front desk [1].",
+        "Online, email and the front desk are the two ways to apply [1].",
+    ],
+)
+def test_a_miscount_is_still_flagged(answer: str) -> None:
+    assert numbers_flagged(answer, METHODS_EN) != []
+
+
+@pytest.mark.parametrize(
+    ("answer", "flagged"),
+    [
+        ("退费分为三类：全额退费、部分退费和不予退费[1]。", False),
+        ("全额退费、部分退费和不予退费三种情况都可能出现[1]。", False),
+        ("退费分为四类：全额退费、部分退费和不予退费[1]。", True),
+    ],
+)
+def test_chinese_counts_of_a_list_before_or_after_them(answer: str, flagged: bool) -> None:
+    assert bool(numbers_flagged(answer, METHODS_ZH)) is flagged
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # the count names something else than the list next to it
+        "The movie follows two women, Madison and Michael Roland.",
+        "The course is a mystery and thriller about two women.",
+        # a number in a name at the end of a list
+        "He played World of Warcraft, Star Wars: The Old Republic and Guild Wars 2.",
+        # amounts of time, money and shares count no list
+        "Refunds take 2 weeks: apply and wait.",
+        "The share fell to 3 percent: men, women and children.",
+        "报名费 2 元：报名和上课。",
+    ],
+)
+def test_a_number_that_only_sits_near_a_list_counts_nothing(sentence: str) -> None:
+    assert not any(counts_own_list(q, sentence) for q in quantities(sentence))
+
+
+def test_a_bracketed_aside_inside_an_item_does_not_add_items() -> None:
+    sentence = "Granite has two main minerals: feldspar (alkali and plagioclase) and quartz."
+    assert [counts_own_list(q, sentence) for q in quantities(sentence)] == [True]
