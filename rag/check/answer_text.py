@@ -85,6 +85,8 @@ def sentences(text: str) -> list[Sentence]:
         pieces = _pieces(line)
         for piece in pieces:
             plain = _LIST_MARKER.sub("", MARKER.sub(" ", piece)).strip()
+            if _LIST_MARKER.fullmatch(MARKER.sub("", piece)):
+                plain = ""  # "1[1]." is a list number cut off from its item, not a claim
             if not any(char.isalnum() for char in plain):
                 if found and MARKER.search(piece):
                     last = found[-1]

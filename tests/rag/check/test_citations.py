@@ -286,6 +286,15 @@ def test_a_cited_lead_in_covers_the_list_and_table_under_it() -> None:
     assert check(text, hits).ok
 
 
+def test_a_list_number_cut_off_from_its_item_is_no_claim_and_hands_on_its_citation() -> None:
+    """ "1[1]." (a model's list that stopped at its first number) states no amount of 1; its
+    citation belongs to the lead-in above it."""
+    hits = [make_hit(LEAVE_TEXT)]
+    lead_in = "Request your annual leave from your line manager as follows:"
+    assert check(f"{lead_in}\n\n1[1].", hits).ok
+    assert kinds(f"{lead_in}\n\n1[1] week ahead.", hits) == ["ungrounded_number"]
+
+
 def test_a_cited_lead_in_covers_its_list_across_a_blank_line_until_a_heading() -> None:
     """Models leave a blank line before a table or between list items; a heading starts
     something else."""
