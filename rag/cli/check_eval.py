@@ -34,6 +34,11 @@ if TYPE_CHECKING:
     from rag.check.judge import ModelJudge
 
 
+JUDGE_CALLS = 4
+"""Model judge requests in flight at once by default: a hosted endpoint serves a few in parallel
+well, and its 429s are retried like any other."""
+
+
 class CheckEvalInputError(ValueError):
     """A line that does not follow the record format; the message names the line."""
 
@@ -64,7 +69,25 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--answers", type=Path, required=True, help="JSONL {id, answer, sources, meta.question}"
     )
     parser.add_argument("--out", type=Path, required=True, help="JSONL written, one per answer")
+    parser.add_argument(
+        "--judge-calls",
+        type=_positive,
+        default=JUDGE_CALLS,
+        metavar="N",
+        help=f"model judge calls in flight at once, when it is on (default {JUDGE_CALLS})",
+    )
     parser.set_defaults(func=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        msg = f"must be a whole number of at least 1, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
 
 
 def _record(number: int, data: Any) -> Record:
@@ -122,7 +145,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     from rag.assemble import judge_from_settings  # the chat client only when it is needed
 
-    judged = asyncio.run(_judge_all(records, judge_from_settings(settings)))
+    judged = asyncio.run(_judge_all(records, judge_from_settings(settings), args.judge_calls))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as out:
         for record, item in zip(records, judged, strict=True):
@@ -131,18 +154,30 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-async def _judge_all(records: Sequence[Record], judge: ModelJudge | None) -> list[Judged]:
-    """Each record screened as the pipeline screens a draft, the model judge included when on."""
-    judged: list[Judged] = []
-    for record in records:
-        started = time.perf_counter()
-        screening = screen(record.answer, record.hits, question=record.question)
-        elapsed = (time.perf_counter() - started) * 1000
-        if judge is not None and screening.refused is None:
+async def _judge_all(
+    records: Sequence[Record], judge: ModelJudge | None, calls: int = JUDGE_CALLS
+) -> list[Judged]:
+    """Each record screened as the pipeline screens a draft, the model judge included when on
+    (``calls`` of its requests in flight at once: a thousand answers one by one take an hour)."""
+    screened = [_screened(record) for record in records]
+    if judge is None:
+        return screened
+    slots = asyncio.Semaphore(calls)
+
+    async def judged(item: Judged, record: Record) -> Judged:
+        if item.screening.refused is not None:
+            return item
+        async with slots:
             outcome = await judge.review(record.answer, record.hits)
-            report = screening.report
-            problems = report.problems + outcome.problems
-            screening = replace(screening, report=replace(report, problems=problems))
-        item = Judged(record.label, record.origin, record.has_number, screening, elapsed)
-        judged.append(item)
-    return judged
+        report = item.screening.report
+        report = replace(report, problems=report.problems + outcome.problems)
+        return replace(item, screening=replace(item.screening, report=report), judge=outcome)
+
+    return list(await asyncio.gather(*map(judged, screened, records)))
+
+
+def _screened(record: Record) -> Judged:
+    started = time.perf_counter()
+    screening = screen(record.answer, record.hits, question=record.question)
+    elapsed = (time.perf_counter() - started) * 1000
+    return Judged(record.label, record.origin, record.has_number, screening, elapsed)

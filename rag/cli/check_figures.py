@@ -12,9 +12,13 @@ import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from rag.check.claims import MIN_SUPPORT
 from rag.check.screen import Screening
+
+if TYPE_CHECKING:
+    from rag.check.judge import JudgeOutcome
 
 SWEEP = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 
@@ -28,6 +32,8 @@ class Judged:
     elapsed_ms: float
     flagged_as: bool | None = None
     """Set when re-judging under another rule (per-kind rows, the threshold table)."""
+    judge: JudgeOutcome | None = None
+    """What the model judge cost on this answer, when it was asked."""
 
     @property
     def flagged(self) -> bool:
@@ -75,6 +81,7 @@ def summary(items: Sequence[Judged]) -> str:
         f"checker latency per answer: p50 {_percentile(timings, 0.5):.1f} ms, "
         f"p95 {_percentile(timings, 0.95):.1f} ms",
     ]
+    lines += _judge_lines(items)
     if not any(item.label for item in items):
         return "\n".join(lines)
     header = f"  {'':<44} {'catch (unsupported)':>22} {'false alarm (supp.)':>22}"
@@ -93,6 +100,25 @@ def summary(items: Sequence[Judged]) -> str:
         swept = [replace(item, flagged_as=_flagged_at(item, threshold)) for item in items]
         lines += _rows(swept, _Named(f"t = {threshold:.2f}"))
     return "\n".join(lines)
+
+
+def _judge_lines(items: Sequence[Judged]) -> list[str]:
+    """What the model judge cost, per answer it was asked about (nothing when it is off)."""
+    outcomes = [item.judge for item in items if item.judge is not None and item.judge.calls]
+    if not outcomes:
+        return []
+    latency = [outcome.latency_ms for outcome in outcomes]
+    tokens = [float(outcome.tokens) for outcome in outcomes]
+    unavailable = sum(
+        any(p.kind == "judge_unavailable" for p in outcome.problems) for outcome in outcomes
+    )
+    return [
+        f"model judge: {sum(o.calls for o in outcomes)} calls for {len(outcomes)} answers, "
+        f"{unavailable} without a usable verdict (sent to review)",
+        f"model judge per answer: latency p50 {_percentile(latency, 0.5):.0f} ms, "
+        f"p95 {_percentile(latency, 0.95):.0f} ms; tokens mean {statistics.fmean(tokens):.0f}, "
+        f"p95 {_percentile(tokens, 0.95):.0f}",
+    ]
 
 
 def _numbers_row(item: Judged) -> str:

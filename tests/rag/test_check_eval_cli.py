@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from rag.check.screen import screen
 from rag.cli import main
 from rag.cli.check_eval import read_records
 from rag.messages import REFUSAL
+from tests.fakes.openai_server import FakeOpenAIServer, RecordedRequest, Step
 
 SOURCE = "Full-time employees receive 20 days of paid annual leave per year."
 RECORDS = [
@@ -35,10 +37,12 @@ RECORDS = [
 ]
 
 
-def _run(tmp_path: Path, records: list[dict[str, object]]) -> tuple[int, list[dict[str, object]]]:
+def _run(
+    tmp_path: Path, records: list[dict[str, object]], *options: str
+) -> tuple[int, list[dict[str, object]]]:
     answers, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     answers.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    code = main(["check-eval", "--answers", str(answers), "--out", str(out)])
+    code = main(["check-eval", "--answers", str(answers), "--out", str(out), *options])
     lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
     return code, [json.loads(line) for line in lines]
 
@@ -120,3 +124,63 @@ def test_each_threshold_row_is_the_decision_the_checker_takes_at_that_threshold(
         monkeypatch.setitem(MIN_SUPPORT, "en", threshold)
         _, out = _run(tmp_path, [half])
         assert out[0]["flagged"] is flagged
+
+
+# --- with the model judge on: the fake OpenAI-compatible server gives the verdicts ----------
+
+
+def _verdict_for(request: RecordedRequest) -> Step:
+    """The judge's reply as a model would write it: the 25-day sentence is unsupported, the
+    malformed one gets no JSON, every other sentence is supported."""
+    sentences = request.content_of("user").split("Sentences:\n", 1)[1]
+    if "garbled" in sentences:
+        return "I think it is mostly fine."
+    supported = "25 days" not in sentences
+    row = {"sentence": 1, "supported": supported, "missing": "" if supported else "25 days"}
+    return json.dumps({"verdicts": [row]})
+
+
+JUDGED = [
+    *RECORDS,
+    {
+        "id": "garbled",
+        "answer": "Full-time employees get 20 days of paid annual leave, garbled [1].",
+        "sources": [SOURCE],
+        "label": "supported",
+        "meta": {"question": "How much leave do I get?"},
+    },
+]
+
+
+async def test_with_the_judge_on_its_verdicts_join_the_decision_and_its_cost_is_printed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with FakeOpenAIServer(responder=_verdict_for) as server:
+        monkeypatch.setenv("LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("LLM_API_KEY", server.api_key)
+        monkeypatch.setenv("LLM_MODEL", "judge-model")
+        monkeypatch.setenv("CHECKER_MODEL_JUDGE", "true")
+        # check-eval runs its own event loop; the fake server keeps serving on this one
+        code, out = await asyncio.to_thread(_run, tmp_path, JUDGED, "--judge-calls", "2")
+    assert code == 0
+    problems = {row["id"]: [p["kind"] for p in row["problems"]] for row in out}  # type: ignore[union-attr]
+    assert problems == {
+        "good": [],
+        "bad": ["ungrounded_number", "judged_unsupported"],  # the judge adds, never removes
+        "refused": [],  # a refusal is not judged
+        "garbled": ["judge_unavailable"],  # no usable verdict: review, not the asker
+    }
+    assert len(server.requests) == 3
+    printed = capsys.readouterr().out
+    assert "model judge: 3 calls for 3 answers, 1 without a usable verdict" in printed
+    assert "model judge per answer: latency p50" in printed
+    [cost] = [line for line in printed.splitlines() if line.startswith("model judge per answer")]
+    assert int(cost.split("tokens mean ")[1].split(",")[0]) > 0  # as the endpoint reported
+
+
+def test_judge_calls_must_be_a_positive_whole_number(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        _run(tmp_path, RECORDS, "--judge-calls", "0")
+    assert "at least 1" in capsys.readouterr().err
