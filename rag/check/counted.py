@@ -22,11 +22,16 @@ _LEAD_IN = 48
 """Characters allowed between a number and the colon that opens its list ("four main minerals:")."""
 
 _BRACKETED = re.compile(r"\([^()]*\)|（[^（）]*）")
-_COLON = re.compile(r"[:：]")
-_ITEM_BREAK = re.compile(
-    r"\s*(?:[,，、;；]\s*(?:(?:and|or)\b|以及|和|及|与|或)?|\s(?:and|or)\b|以及|和|及|与|或)\s*",
-    re.IGNORECASE,
-)
+_COLON = re.compile(r"[:：](?!\d)")
+"""The colon that opens a list; not the one of a clock time ("3:00")."""
+_SEPARATOR = re.compile(r"\s*[,，、;；]\s*")
+_FINAL_JOINT = re.compile(r"^(?:and|or)\s+", re.IGNORECASE)
+_RANGE = re.compile(r"\bbetween\b.*\Z|介于.*\Z|\A.*之间", re.IGNORECASE | re.DOTALL)
+"""A joint inside a range ("between 22:00 and 07:00", "介于 A 和 B", "A 和 B 之间") ends no item."""
+_JOINT = re.compile(r"\s+(?:and|or)\s+|以及|和|及|与|或", re.IGNORECASE)
+"""Lists run on commas (or 、) with a joint before the last item: "A, B, and C", "A, B or C",
+"A、B 和 C", or just "A and B". Only the last item is cut at a joint when no comma comes
+before it, so "between 22:00 and 07:00, when …, or when …" is three items, not four."""
 _CLAUSE_BREAK = re.compile(r"[:：;；，。!?！？]")
 """Where the clause holding a list starts (a Chinese list runs on 、, an English one on commas)."""
 _RESTATED_BY = re.compile(
@@ -78,7 +83,7 @@ def _items_before(before: str) -> int:
     if joint is None:
         return 0
     clause = _CLAUSE_BREAK.split(before[: joint.start()])[-1]
-    if any(_long(item) for item in _ITEM_BREAK.split(clause.strip())):
+    if any(_long(item) for item in _items(clause)):
         return 0
     return _count(clause)
 
@@ -87,6 +92,22 @@ def _long(item: str) -> bool:
     return len(item.split()) > MAX_ITEM_WORDS if item.isascii() else len(item) > MAX_ITEM_CHARS
 
 
+def _items(listing: str) -> list[str]:
+    parts = [part for part in _SEPARATOR.split(listing.strip()) if part.strip()]
+    if not parts:
+        return []
+    if len(parts) > 1 and _FINAL_JOINT.match(parts[-1]):
+        return [*parts[:-1], _FINAL_JOINT.sub("", parts[-1])]
+    *head, last = parts
+    joints = list(_JOINT.finditer(last))
+    if not joints:
+        return parts
+    cut = joints[-1]
+    if _RANGE.search(last[: cut.start()]) or _RANGE.search(last[cut.end() :]):
+        return parts  # "between 22:00 and 07:00" is one item: a range
+    return [*head, last[: cut.start()], last[cut.end() :]]
+
+
 def _count(listing: str) -> int:
-    items = [item for item in _ITEM_BREAK.split(listing.strip()) if item.strip()]
+    items = [item for item in _items(listing) if item.strip()]
     return len(items) if len(items) >= 2 else 0

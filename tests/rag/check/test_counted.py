@@ -66,10 +66,36 @@ def test_chinese_counts_of_a_list_before_or_after_them(answer: str, flagged: boo
         "Refunds take 2 weeks: apply and wait.",
         "The share fell to 3 percent: men, women and children.",
         "报名费 2 元：报名和上课。",
+        # the colon of a clock time opens no list
+        "Taxis are allowed between 22:00 and 3:00, with equipment, or without transport.",
     ],
 )
 def test_a_number_that_only_sits_near_a_list_counts_nothing(sentence: str) -> None:
     assert not any(counts_own_list(q, sentence) for q in quantities(sentence))
+
+
+@pytest.mark.parametrize(
+    ("sentence", "counted"),
+    [
+        # a joint inside an item of a comma list is not a list's joint
+        (
+            "Taxis are allowed in three cases: between 22:00 and 07:00, with equipment, or "
+            "without transport.",
+            True,
+        ),
+        (
+            "Taxis are allowed in three cases: between 22:00 and 07:00, with equipment or "
+            "without transport.",
+            True,
+        ),
+        # a range is one item
+        ("Taxis are allowed in two cases: between 22:00 and 07:00.", False),
+        ("开放时间分两段：在周一和周五之间。", False),
+        ("报名有两种方式：在线报名和现场报名。", True),
+    ],
+)
+def test_items_are_cut_where_the_list_is_joined(sentence: str, counted: bool) -> None:
+    assert any(counts_own_list(q, sentence) for q in quantities(sentence)) is counted
 
 
 def test_a_bracketed_aside_inside_an_item_does_not_add_items() -> None:
