@@ -13,7 +13,8 @@ A model handed the right passages can still write "口语课一共六级[3]" or 
     a quantity that appears neither in the sources its sentence cites, nor in the question,
     nor as a result of correct arithmetic written in the answer (see :mod:`rag.check.numbers`).
 ``wrong_arithmetic``
-    a written-out calculation whose sides disagree (see :mod:`rag.check.arithmetic`).
+    a written-out calculation whose sides disagree (see :mod:`rag.check.arithmetic`), or a
+    right sum whose parts the sentence states otherwise (:mod:`rag.check.totals`).
 ``unrelated_source``
     a cited source that shares no content term with the sentence citing it, or barely any
     while an uncited retrieved source holds the sentence (see :func:`_unrelated`).
@@ -37,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.check.answer_text import Sentence, sentences
-from rag.check.arithmetic import calculations
+from rag.check.arithmetic import Calculation, calculations
 from rag.check.cited import CitedSources
 from rag.check.claims import Finding, judge
 from rag.check.counterparts import name_instead, number_instead
@@ -57,6 +58,7 @@ from rag.check.problem_texts import ProblemTexts
 from rag.check.restated import swapped
 from rag.check.source_numbers import number_values
 from rag.check.table_rows import misplaced
+from rag.check.totals import unsummed
 from rag.language import Language, detect_language
 from rag.markers import cited_numbers
 from rag.messages import is_refusal_text
@@ -127,9 +129,7 @@ def check(
         if cover is None and cited_anywhere and needs_source(sentence, bool(amounts)):
             message, note = say.uncited(sentence.text), say.uncited_note()
             problems.append(Problem("no_citation", message, sentence.text, note=note))
-        for calc in calcs[index]:
-            if not calc.ok:
-                problems.append(Problem("wrong_arithmetic", say.arithmetic(calc), sentence.text))
+        problems += _arithmetic_problems(sentence, calcs[index], say)
         refs = applicable(found, index, cover, cited_anywhere, len(hits))
         if refs is None:
             continue  # cites only numbers that don't exist: unknown_reference says it
@@ -150,6 +150,19 @@ def check(
             cited = sources.texts(refs)
             problems += _claim_problems(finding, sentence, cited, say, skip_support=bool(named))
     return Report(tuple(dict.fromkeys(problems)), weakest)
+
+
+def _arithmetic_problems(
+    sentence: Sentence, calcs: Sequence[Calculation], say: ProblemTexts
+) -> list[Problem]:
+    """Wrong calculations, and right sums of parts the sentence states otherwise."""
+    problems = []
+    for calc in calcs:
+        if not calc.ok:
+            problems.append(Problem("wrong_arithmetic", say.arithmetic(calc), sentence.text))
+        elif found := unsummed(sentence.plain, calc):
+            problems.append(Problem("wrong_arithmetic", say.unsummed(found, calc), sentence.text))
+    return problems
 
 
 def _number_problem(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from rag.check.arithmetic import Calculation
 from rag.check.counterparts import Instead
 from rag.check.numbers import Quantity
+from rag.check.totals import Unsummed
 from rag.language import Language
 
 EXCERPT_CHARS = 40
@@ -127,6 +128,16 @@ class ProblemTexts:
         if self._zh:
             return f"算式算错了：{calc.text}，左边实际等于 {expected}，不是 {stated}"
         return f"wrong arithmetic: {calc.text} — the left side comes to {expected}, not {stated}"
+
+    def unsummed(self, found: Unsummed, calc: Calculation) -> str:
+        parts = " + ".join(_shown(part) for part in found.parts)
+        added = format_number(found.added)
+        if self._zh:
+            return f"分项加起来对不上合计：这句写的 {parts} 共 {added}，算式却是 {calc.text}"
+        return (
+            f"the parts don't add up to the total: the sentence gives {parts}, which make "
+            f"{added}, but its sum is {calc.text}"
+        )
 
     def unrelated(self, n: int, sentence: str) -> str:
         if self._zh:
