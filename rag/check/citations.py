@@ -14,7 +14,8 @@ A model handed the right passages can still write "口语课一共六级[3]" or 
     nor as a result of correct arithmetic written in the answer (see :mod:`rag.check.numbers`).
 ``wrong_arithmetic``
     a written-out calculation whose sides disagree (see :mod:`rag.check.arithmetic`), or a
-    right sum whose parts the sentence states otherwise (:mod:`rag.check.totals`).
+    right sum whose parts the sentence states otherwise, or a stated difference ("比 4800 元贵
+    280 元") that is not one (:mod:`rag.check.totals`).
 ``unrelated_source``
     a cited source that shares no content term with the sentence citing it, or barely any
     while an uncited retrieved source holds the sentence (see :func:`_unrelated`).
@@ -58,7 +59,7 @@ from rag.check.problem_texts import ProblemTexts
 from rag.check.restated import swapped
 from rag.check.source_numbers import number_values
 from rag.check.table_rows import misplaced
-from rag.check.totals import unsummed
+from rag.check.totals import misstated_difference, unsummed
 from rag.language import Language, detect_language
 from rag.markers import cited_numbers
 from rag.messages import is_refusal_text
@@ -136,6 +137,7 @@ def check(
         missing = sources.ungrounded(amounts, sentence.plain, calcs[index], refs, asked)
         kept = [q for q in amounts if q not in missing]
         problems += misplaced(sentence, kept, sources.texts(refs), say)
+        problems += _difference_problem(sentence, kept, calcs[index], say)
         problems += swapped(sentence, kept, refs, sources, asked.numbers | produced, say)
         if missing:
             shown = tuple(refs) if cited_anywhere else ()
@@ -163,6 +165,17 @@ def _arithmetic_problems(
         elif found := unsummed(sentence.plain, calc):
             problems.append(Problem("wrong_arithmetic", say.unsummed(found, calc), sentence.text))
     return problems
+
+
+def _difference_problem(
+    sentence: Sentence, kept: Sequence[Quantity], calcs: Sequence[Calculation], say: ProblemTexts
+) -> list[Problem]:
+    """A difference stated without a formula that is not the difference of the amounts it
+    compares; only a grounded one (an ungrounded one is the number rule's to name)."""
+    found = None if calcs else misstated_difference(sentence.plain)
+    if found is None or all(q.start != found.difference.start for q in kept):
+        return []
+    return [Problem("wrong_arithmetic", say.difference(found), sentence.text)]
 
 
 def _number_problem(

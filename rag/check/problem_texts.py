@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from rag.check.arithmetic import Calculation
 from rag.check.counterparts import Instead
 from rag.check.numbers import Quantity
-from rag.check.totals import Unsummed
+from rag.check.totals import Misstated, Unsummed
 from rag.language import Language
 
 EXCERPT_CHARS = 40
@@ -137,6 +137,17 @@ class ProblemTexts:
         return (
             f"the parts don't add up to the total: the sentence gives {parts}, which make "
             f"{added}, but its sum is {calc.text}"
+        )
+
+    def difference(self, found: Misstated) -> str:
+        a, b = found.compared
+        gap = format_number(abs(min(a.values) - min(b.values)))
+        said, a_shown, b_shown = _shown(found.difference), _shown(a), _shown(b)
+        if self._zh:
+            return f"差额对不上：这句说 {a_shown} 和 {b_shown} 相差 {said}，实际相差 {gap}"
+        return (
+            f"the difference doesn't match: the sentence puts {said} between {a_shown} and "
+            f"{b_shown}, which differ by {gap}"
         )
 
     def unrelated(self, n: int, sentence: str) -> str:

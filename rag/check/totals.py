@@ -1,4 +1,5 @@
-"""A written-out sum whose parts, as the sentence states them, don't add up to it.
+"""A written-out sum whose parts, as the sentence states them, don't add up to it; a stated
+difference that is not the difference of the two amounts it compares.
 
 "笔试 10 分钟、口试 10 分钟，共 20 + 10 = 30 分钟": the sum is right and every number is in the
 source (笔试 20 分钟, 口试 10 分钟), yet the sentence gives the written test the oral test's 10
@@ -7,6 +8,12 @@ sentence lists before it. Here, when a correct sum of n amounts (``a + b = c``, 
 additions on its left) follows exactly n amounts in the sum's unit in the same sentence, those
 amounts must add up to the sum. Fewer or more amounts than terms, or other units, and the
 sentence is not read as parts and their total (a fee, then a refund formula over lessons).
+
+Likewise "商务级课程费 5600 元，比流利级的 4800 元贵 280 元": the difference is written without
+a formula (so the arithmetic rule has nothing to check) and 280 is in the source (the book
+fee). When a sentence that compares ("比", "than") states exactly three amounts in one unit and
+one of them is the difference ("贵 280 元", "800 CNY more"), it must be the difference of the
+other two.
 """
 
 from __future__ import annotations
@@ -25,6 +32,13 @@ MAX_PARTS = 6
 _SIDE_BREAK = re.compile(r"[=≈]")
 _TERM = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
 _NOT_A_SUM = re.compile(r"[-*/()]")
+_COMPARES = re.compile(r"比|\bthan\b", re.IGNORECASE)
+_BY_ZH = re.compile(r"(?:贵|便宜|多|少|高|低|长|短)了?\s*$")
+_BY_EN = re.compile(
+    r"\s*(?:[A-Za-z]+\s+)?(?:more|less|fewer|higher|lower|cheaper|longer|shorter)\b",
+    re.IGNORECASE,
+)
+"""A difference: "贵 800 元" (the word before it), "800 CNY more" (the word or two after it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,3 +77,42 @@ def unsummed(plain: str, calc: Calculation) -> Unsummed | None:
     if any(close(added, calc.sides[-1]) for added in sums):
         return None
     return Unsummed(parts, sums[0], calc.sides[-1])
+
+
+@dataclass(frozen=True, slots=True)
+class Misstated:
+    """A difference a sentence states, and the two amounts it compares."""
+
+    difference: Quantity
+    compared: tuple[Quantity, Quantity]
+
+
+def misstated_difference(plain: str) -> Misstated | None:
+    """The difference ``plain`` states when it is not that of the two amounts it compares
+    (only in a sentence with no written-out calculation: the arithmetic rule reads those)."""
+    if not _COMPARES.search(plain):
+        return None
+    language = detect_language(plain)
+    by_unit: dict[str, list[Quantity]] = {}
+    for q in quantities(plain):
+        counted = None if q.ordinal else count_of(q, plain, language)
+        if counted is not None:
+            by_unit.setdefault(counted.unit, []).append(q)
+    for amounts in by_unit.values():
+        marked = [q for q in amounts if _is_difference(q, plain)]
+        if len(amounts) != 3 or len(marked) != 1:
+            continue
+        a, b = (q for q in amounts if q is not marked[0])
+        gaps = [abs(x - y) for x in a.values for y in b.values]
+        if not any(close(gap, value) for gap in gaps for value in marked[0].values):
+            return Misstated(marked[0], (a, b))
+    return None
+
+
+def _is_difference(quantity: Quantity, plain: str) -> bool:
+    before = plain[max(0, quantity.start - 4) : quantity.start]
+    if _BY_ZH.search(before):
+        return True
+    unit_end = re.match(r"\s*[A-Za-z]+", plain[quantity.end :])
+    after = quantity.end + (unit_end.end() if unit_end else 0)
+    return _BY_EN.match(plain, after) is not None

@@ -61,3 +61,47 @@ def test_parts_that_do_not_add_up_to_the_written_sum_are_named(
 )
 def test_a_sum_whose_parts_agree_or_are_not_stated_is_not_blamed(answer: str, source: str) -> None:
     assert arithmetic(answer, source) == []
+
+
+COURSE_FEES = (
+    "| 级别 | 课程费 | 教材费 |\n| --- | --- | --- |\n"
+    "| 流利级 | 4800 元 | 280 元 |\n| 商务级 | 5600 元 | 280 元 |"
+)
+COURSE_FEES_EN = "Fluent costs 4800 CNY and Business 5600 CNY; books are 280 CNY for every level."
+
+
+@pytest.mark.parametrize(
+    ("answer", "source", "said"),
+    [
+        (
+            "商务级课程费 5600 元，比流利级的 4800 元贵 280 元[1]。",
+            COURSE_FEES,
+            "差额对不上：这句说 5600 元 和 4800 元 相差 280 元，实际相差 800",
+        ),
+        (
+            "Business costs 5600 CNY, 280 CNY more than the 4800 CNY of Fluent [1].",
+            COURSE_FEES_EN,
+            "the sentence puts 280 between 5600 and 4800, which differ by 800",
+        ),
+    ],
+)
+def test_a_difference_stated_without_a_formula_must_be_the_difference(
+    answer: str, source: str, said: str
+) -> None:
+    [message] = arithmetic(answer, source)
+    assert said in message
+
+
+@pytest.mark.parametrize(
+    ("answer", "source"),
+    [
+        ("商务级课程费 5600 元，比流利级的 4800 元贵 800 元[1]。", COURSE_FEES),
+        ("Business costs 5600 CNY, 800 CNY more than the 4800 CNY of Fluent [1].", COURSE_FEES_EN),
+        # the formula is the arithmetic rule's to check
+        ("商务级 5600 元，比流利级贵 5600 − 4800 = 800 元[1]。", COURSE_FEES),
+        # three amounts, none of them stated as the difference
+        ("商务级比流利级贵：商务级 5600 元，流利级 4800 元，教材 280 元[1]。", COURSE_FEES),
+    ],
+)
+def test_a_right_difference_or_none_stated_is_not_blamed(answer: str, source: str) -> None:
+    assert arithmetic(answer, source) == []
