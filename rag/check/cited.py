@@ -83,6 +83,7 @@ class CitedSources:
             amounts=self.amounts(refs),
             ranks=frozenset().union(*(self.numbers(n, ordinals=True) for n in refs)),
             durations=partial(self.durations, tuple(refs)),
+            texts=lambda: [self.text(n) for n in refs],
             given=given,
         )
 

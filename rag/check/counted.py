@@ -12,8 +12,10 @@ nothing; a miscount stays ungrounded.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from rag.check.durations import unit_of
+from rag.check.english_numbers import EN_NUMBER_WORDS
 from rag.check.quantity import Quantity, key
 
 MAX_ITEMS = 12
@@ -46,20 +48,43 @@ MAX_ITEM_WORDS = 4
 longer stretch before "are the" is a clause, not an item."""
 MAX_ITEM_CHARS = 12
 """The same for a Chinese item, in characters."""
+_EN_THING = re.compile(r"\s+((?:[A-Za-z][\w-]*\s+)?[A-Za-z][\w-]*)")
+"""The thing an English count counts: the word or two after it ("main minerals")."""
+_ZH_THING = re.compile(r"\s*([\u4e00-\u9fff]{1,3})")
+"""What a Chinese count counts: its classifier and noun ("个级别" of "三个级别")."""
+_ZH_NUMERALS = "零〇一二两三四五六七八九十百千"
 _MONEY_OR_SHARE = re.compile(r"[%$¥￥€£元]|\s*per\s?cent|\s*percent", re.IGNORECASE)
 _END = re.compile(r"[\s.。!?！？…]+$")
 
 
-def counts_own_list(quantity: Quantity, plain: str) -> bool:
+def counts_own_list(quantity: Quantity, plain: str, sources: Sequence[str] = ()) -> bool:
     """Whether ``quantity`` (found in ``plain``) is the number of items of a list right next
-    to it in the same sentence."""
+    to it in the same sentence, and none of ``sources`` counts the same things itself: "口语课
+    分三个级别：入门级、进阶级、流利级" lists three levels, but the source's "共设四个级别" says
+    the list is short (that source's own count decides)."""
     counts = {key(float(n)) for n in range(2, MAX_ITEMS + 1)}
     if not quantity.values & counts or quantity.ordinal or _measures(quantity, plain):
         return False
     before = _BRACKETED.sub(" ", plain[: quantity.start])
     after = _BRACKETED.sub(" ", plain[quantity.end :])
     listed = {key(float(n)) for n in (_items_after(after), _items_before(before)) if n}
-    return bool(quantity.values & listed)
+    return bool(quantity.values & listed) and not _counted_in(sources, quantity, plain)
+
+
+def _counted_in(sources: Sequence[str], quantity: Quantity, plain: str) -> bool:
+    """Whether a source writes a number before the same thing the sentence counts ("个级别",
+    "main minerals")."""
+    if quantity.text.isascii():
+        thing = _EN_THING.match(plain, quantity.end)
+        if thing is None:
+            return False
+        pattern = rf"(?i:\b(?:\d+|{EN_NUMBER_WORDS})\s+{re.escape(thing.group(1))}\b)"
+    else:
+        thing = _ZH_THING.match(plain, quantity.end)
+        if thing is None:
+            return False
+        pattern = rf"[\d{_ZH_NUMERALS}]\s*{re.escape(thing.group(1))}"
+    return any(re.search(pattern, source) for source in sources)
 
 
 def _measures(quantity: Quantity, plain: str) -> bool:

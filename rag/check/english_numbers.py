@@ -31,8 +31,10 @@ _EN_NUMBERS = {
     )
 } | {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
      "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000}  # fmt: skip
+EN_NUMBER_WORDS = "|".join(sorted(_EN_NUMBERS, key=len, reverse=True))
+"""The number words as one pattern's alternatives, longest first."""
 _EN_NUMBER = re.compile(
-    r"\b(" + "|".join(sorted(_EN_NUMBERS, key=len, reverse=True)) + r")(?:-(\w+))?\b",
+    r"\b(" + EN_NUMBER_WORDS + r")(?:-(\w+))?\b",
     re.IGNORECASE,
 )
 _FRACTION = re.compile(

@@ -51,10 +51,12 @@ def ungrounded(
     amounts: frozenset[float],
     ranks: frozenset[float],
     durations: Callable[[], frozenset[tuple[float, str]]],
+    texts: Callable[[], Sequence[str]],
     given: Given,
 ) -> list[Quantity]:
     """The ``quantities`` of a sentence (``plain``) that nothing grounds. ``amounts`` and
-    ``ranks``: what its cited sources write; ``durations``: theirs, read only when needed."""
+    ``ranks``: what its cited sources write; ``durations`` and ``texts``: theirs, read only
+    when needed."""
     amounts_allowed = amounts | given.numbers | given.produced
     ranks_allowed = amounts_allowed | ranks
     missing = [
@@ -70,7 +72,7 @@ def ungrounded(
     return [
         q
         for q in missing
-        if q.ordinal or not (_derived(q, stated, plain) or counts_own_list(q, plain))
+        if q.ordinal or not (_derived(q, stated, plain) or counts_own_list(q, plain, texts()))
     ]
 
 

@@ -101,3 +101,24 @@ def test_items_are_cut_where_the_list_is_joined(sentence: str, counted: bool) ->
 def test_a_bracketed_aside_inside_an_item_does_not_add_items() -> None:
     sentence = "Granite has two main minerals: feldspar (alkali and plagioclase) and quartz."
     assert [counts_own_list(q, sentence) for q in quantities(sentence)] == [True]
+
+
+@pytest.mark.parametrize(
+    ("answer", "source"),
+    [
+        (
+            "口语课分三个级别：入门级、进阶级、流利级[1]。",
+            "口语课程共设四个级别，从低到高依次为：入门级、进阶级、流利级、商务级。",
+        ),
+        (
+            "Granite has three main minerals: quartz, feldspar and mica [1].",
+            "Granite has four main minerals: quartz, feldspar, mica and amphiboles.",
+        ),
+    ],
+)
+def test_a_list_the_source_counts_otherwise_is_a_short_list_not_a_count(
+    answer: str, source: str
+) -> None:
+    """The model listed three of the four levels and counted its list: the source's own count
+    decides, and says four."""
+    assert numbers_flagged(answer, source) != []
