@@ -1,5 +1,5 @@
-"""A right sum after parts the sentence states otherwise: each number is in the source and
-the formula is right, yet the sentence gave one part another part's amount."""
+"""A right sum after parts the sentence states otherwise, a difference that is not one: each
+number is in the source and any formula is right, yet the sentence contradicts itself."""
 
 from __future__ import annotations
 
@@ -18,9 +18,17 @@ def arithmetic(answer: str, source: str) -> list[str]:
     return [problem.message for problem in problems if problem.kind == "wrong_arithmetic"]
 
 
+COURSE_FEES = (
+    "| 级别 | 课程费 | 教材费 |\n| --- | --- | --- |\n"
+    "| 流利级 | 4800 元 | 280 元 |\n| 商务级 | 5600 元 | 280 元 |"
+)
+COURSE_FEES_EN = "Fluent costs 4800 CNY and Business 5600 CNY; books are 280 CNY for every level."
+
+
 @pytest.mark.parametrize(
     ("answer", "source", "said"),
     [
+        # parts that don't add up to the written sum
         (
             "分级测试笔试 10 分钟、口试 10 分钟，共 20 + 10 = 30 分钟[1]。",
             PLACEMENT,
@@ -36,9 +44,20 @@ def arithmetic(answer: str, source: str) -> list[str]:
             FEES_EN,
             "the sentence gives 4800 + 380, which make 5180, but its sum is 4800 + 280 = 5080 CNY",
         ),
+        # a difference stated without a formula that is not the difference
+        (
+            "商务级课程费 5600 元，比流利级的 4800 元贵 280 元[1]。",
+            COURSE_FEES,
+            "差额对不上：这句说 5600 元 和 4800 元 相差 280 元，实际相差 800",
+        ),
+        (
+            "Business costs 5600 CNY, 280 CNY more than the 4800 CNY of Fluent [1].",
+            COURSE_FEES_EN,
+            "the sentence puts 280 between 5600 and 4800, which differ by 800",
+        ),
     ],
 )
-def test_parts_that_do_not_add_up_to_the_written_sum_are_named(
+def test_amounts_the_sentence_states_against_its_own_arithmetic_are_named(
     answer: str, source: str, said: str
 ) -> None:
     [message] = arithmetic(answer, source)
@@ -57,44 +76,7 @@ def test_parts_that_do_not_add_up_to_the_written_sum_are_named(
         ("分级测试两项，共 20 + 10 = 30 分钟[1]。", PLACEMENT),
         # not a sum: a refund over lessons after a fee
         ("实付 4800 元，剩余 12 课时，可退 4800 × 12 ÷ 16 = 3600 元[1]。", FEES),
-    ],
-)
-def test_a_sum_whose_parts_agree_or_are_not_stated_is_not_blamed(answer: str, source: str) -> None:
-    assert arithmetic(answer, source) == []
-
-
-COURSE_FEES = (
-    "| 级别 | 课程费 | 教材费 |\n| --- | --- | --- |\n"
-    "| 流利级 | 4800 元 | 280 元 |\n| 商务级 | 5600 元 | 280 元 |"
-)
-COURSE_FEES_EN = "Fluent costs 4800 CNY and Business 5600 CNY; books are 280 CNY for every level."
-
-
-@pytest.mark.parametrize(
-    ("answer", "source", "said"),
-    [
-        (
-            "商务级课程费 5600 元，比流利级的 4800 元贵 280 元[1]。",
-            COURSE_FEES,
-            "差额对不上：这句说 5600 元 和 4800 元 相差 280 元，实际相差 800",
-        ),
-        (
-            "Business costs 5600 CNY, 280 CNY more than the 4800 CNY of Fluent [1].",
-            COURSE_FEES_EN,
-            "the sentence puts 280 between 5600 and 4800, which differ by 800",
-        ),
-    ],
-)
-def test_a_difference_stated_without_a_formula_must_be_the_difference(
-    answer: str, source: str, said: str
-) -> None:
-    [message] = arithmetic(answer, source)
-    assert said in message
-
-
-@pytest.mark.parametrize(
-    ("answer", "source"),
-    [
+        # the right difference
         ("商务级课程费 5600 元，比流利级的 4800 元贵 800 元[1]。", COURSE_FEES),
         ("Business costs 5600 CNY, 800 CNY more than the 4800 CNY of Fluent [1].", COURSE_FEES_EN),
         # the formula is the arithmetic rule's to check
@@ -103,5 +85,7 @@ def test_a_difference_stated_without_a_formula_must_be_the_difference(
         ("商务级比流利级贵：商务级 5600 元，流利级 4800 元，教材 280 元[1]。", COURSE_FEES),
     ],
 )
-def test_a_right_difference_or_none_stated_is_not_blamed(answer: str, source: str) -> None:
+def test_sums_and_differences_that_agree_or_are_not_stated_are_not_blamed(
+    answer: str, source: str
+) -> None:
     assert arithmetic(answer, source) == []
