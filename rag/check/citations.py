@@ -162,7 +162,7 @@ def _arithmetic_problems(
     for calc in calcs:
         if not calc.ok:
             problems.append(Problem("wrong_arithmetic", say.arithmetic(calc), sentence.text))
-        elif found := unsummed(sentence.plain, calc):
+        elif found := unsummed(sentence.plain, calc, calcs):
             problems.append(Problem("wrong_arithmetic", say.unsummed(found, calc), sentence.text))
     return problems
 

@@ -130,13 +130,13 @@ class ProblemTexts:
         return f"wrong arithmetic: {calc.text} — the left side comes to {expected}, not {stated}"
 
     def unsummed(self, found: Unsummed, calc: Calculation) -> str:
-        parts = " + ".join(_shown(part) for part in found.parts)
+        parts = f" {found.operator} ".join(_shown(part) for part in found.parts)
         added = format_number(found.added)
         if self._zh:
-            return f"分项加起来对不上合计：这句写的 {parts} 共 {added}，算式却是 {calc.text}"
+            return f"分项对不上合计：这句写的 {parts} 得 {added}，算式却是 {calc.text}"
         return (
-            f"the parts don't add up to the total: the sentence gives {parts}, which make "
-            f"{added}, but its sum is {calc.text}"
+            f"the parts don't come to the total: the sentence gives {parts}, which make "
+            f"{added}, but its formula is {calc.text}"
         )
 
     def difference(self, found: Misstated) -> str:

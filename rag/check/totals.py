@@ -1,5 +1,5 @@
-"""A written-out sum whose parts, as the sentence states them, don't add up to it; a stated
-difference that is not the difference of the two amounts it compares.
+"""A written-out sum or product whose parts, as the sentence states them, don't come to it;
+a stated difference that is not the difference of the two amounts it compares.
 
 "笔试 10 分钟、口试 10 分钟，共 20 + 10 = 30 分钟": the sum is right and every number is in the
 source (笔试 20 分钟, 口试 10 分钟), yet the sentence gives the written test the oral test's 10
@@ -8,6 +8,10 @@ sentence lists before it. Here, when a correct sum of n amounts (``a + b = c``, 
 additions on its left) follows exactly n amounts in the sum's unit in the same sentence, those
 amounts must add up to the sum. Fewer or more amounts than terms, or other units, and the
 sentence is not read as parts and their total (a fee, then a refund formula over lessons).
+A product is read the same way, its factors in any units ("350 CNY per night … for 2 nights
+that is 2 × 450 = 900 CNY": the stated rate and count make 700). Numbers inside the
+sentence's other formulas are not parts it states, and a formula mixing operations is left
+to the arithmetic rule.
 
 Likewise "商务级课程费 5600 元，比流利级的 4800 元贵 280 元": the difference is written without
 a formula (so the arithmetic rule has nothing to check) and 280 is in the source (the book
@@ -19,7 +23,9 @@ other two.
 from __future__ import annotations
 
 import itertools
+import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.check.arithmetic import Calculation, close, normalise
@@ -31,7 +37,7 @@ MAX_PARTS = 6
 """More terms than this are not a list of parts a sentence states one by one."""
 _SIDE_BREAK = re.compile(r"[=≈]")
 _TERM = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
-_NOT_A_SUM = re.compile(r"[-*/()]")
+_OPERATOR = re.compile(r"[-+*/()]")
 _COMPARES = re.compile(r"比|\bthan\b", re.IGNORECASE)
 _BY_ZH = re.compile(r"(?:贵|便宜|多|少|高|低|长|短)了?\s*$")
 _BY_EN = re.compile(
@@ -43,40 +49,57 @@ _BY_EN = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class Unsummed:
-    """The amounts a sentence states as the parts of a sum, and what they really add up to."""
+    """The amounts a sentence states as the terms of a sum (or factors of a product), and
+    what they really come to."""
 
     parts: tuple[Quantity, ...]
     added: float
     total: float
+    operator: str = "+"
+    """``+`` for a sum, ``×`` for a product."""
 
 
-def unsummed(plain: str, calc: Calculation) -> Unsummed | None:
-    """The parts ``plain`` states before ``calc`` when they don't add up to its result."""
+def unsummed(plain: str, calc: Calculation, calcs: Sequence[Calculation] = ()) -> Unsummed | None:
+    """The parts ``plain`` states before ``calc`` when they don't come to its result (the
+    numbers of the sentence's other calculations, ``calcs``, are not parts it states)."""
     start = plain.find(calc.text)
     left = _SIDE_BREAK.split(normalise(calc.text), 1)[0]
     terms = _TERM.findall(left)
-    if not calc.ok or start < 0 or _NOT_A_SUM.search(left) or not 2 <= len(terms) <= MAX_PARTS:
+    operators = set(_OPERATOR.findall(left))
+    if not calc.ok or start < 0 or operators not in ({"+"}, {"*"}):
+        return None
+    if not 2 <= len(terms) <= MAX_PARTS:
         return None
     language = detect_language(plain)
     found = quantities(plain)
-    inside = [q for q in found if start <= q.start < start + len(calc.text)]
-    total = count_of(inside[-1], plain, language) if inside else None
-    if total is None:
-        return None
-    parts = tuple(
+    spans = [(at, at + len(c.text)) for c in calcs if (at := plain.find(c.text)) >= 0]
+    before = [
         q
         for q in found
-        if q.end <= start
-        and not q.ordinal
-        and (counted := count_of(q, plain, language)) is not None
-        and counted.unit == total.unit
-    )
-    if len(parts) != len(terms):
+        if q.end <= start and not q.ordinal and not any(a <= q.start < b for a, b in spans)
+    ]
+    if operators == {"*"}:  # a rate times a count: the factors come in different units
+        parts = tuple(before)
+        results = [math.prod(choice) for choice in _choices(parts)]
+    else:
+        inside = [q for q in found if start <= q.start < start + len(calc.text)]
+        total = count_of(inside[-1], plain, language) if inside else None
+        if total is None:
+            return None
+        parts = tuple(
+            q
+            for q in before
+            if (counted := count_of(q, plain, language)) is not None and counted.unit == total.unit
+        )
+        results = [sum(choice) for choice in _choices(parts)]
+    if len(parts) != len(terms) or any(close(value, calc.sides[-1]) for value in results):
         return None
-    sums = [sum(choice) for choice in itertools.product(*(sorted(q.values) for q in parts))]
-    if any(close(added, calc.sides[-1]) for added in sums):
-        return None
-    return Unsummed(parts, sums[0], calc.sides[-1])
+    return Unsummed(parts, results[0], calc.sides[-1], "×" if operators == {"*"} else "+")
+
+
+def _choices(parts: tuple[Quantity, ...]) -> list[tuple[float, ...]]:
+    """Every reading of the parts, one value each (a quantity may stand for several)."""
+    return list(itertools.product(*(sorted(q.values) for q in parts)))
 
 
 @dataclass(frozen=True, slots=True)

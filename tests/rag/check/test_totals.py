@@ -22,6 +22,7 @@ COURSE_FEES = (
     "| 级别 | 课程费 | 教材费 |\n| --- | --- | --- |\n"
     "| 流利级 | 4800 元 | 280 元 |\n| 商务级 | 5600 元 | 280 元 |"
 )
+HOTEL = "Hotels: 450 CNY per night in provincial capitals, 350 CNY in all other cities."
 COURSE_FEES_EN = "Fluent costs 4800 CNY and Business 5600 CNY; books are 280 CNY for every level."
 
 
@@ -32,17 +33,28 @@ COURSE_FEES_EN = "Fluent costs 4800 CNY and Business 5600 CNY; books are 280 CNY
         (
             "分级测试笔试 10 分钟、口试 10 分钟，共 20 + 10 = 30 分钟[1]。",
             PLACEMENT,
-            "分项加起来对不上合计：这句写的 10 分钟 + 10 分钟 共 20，算式却是 20 + 10 = 30 分钟",
+            "分项对不上合计：这句写的 10 分钟 + 10 分钟 得 20，算式却是 20 + 10 = 30 分钟",
         ),
         (
             "流利级课程费 280 元，教材费 280 元，合计 4800 + 280 = 5080 元[1]。",
             FEES,
-            "这句写的 280 元 + 280 元 共 560",
+            "这句写的 280 元 + 280 元 得 560",
         ),
         (
             "The course is 4800 CNY and the books 380 CNY, so 4800 + 280 = 5080 CNY in all [1].",
             FEES_EN,
-            "the sentence gives 4800 + 380, which make 5180, but its sum is 4800 + 280 = 5080 CNY",
+            "gives 4800 + 380, which make 5180, but its formula is 4800 + 280 = 5080 CNY",
+        ),
+        # a rate and a count, multiplied with another rate
+        (
+            "The limit is 350 CNY per night, so for 2 nights that is 2 × 450 = 900 CNY [1].",
+            HOTEL,
+            "gives 350 × 2, which make 700, but its formula is 2 × 450 = 900 CNY",
+        ),
+        (
+            "每课时 300 元，共 16 课时，合计 250 × 16 = 4000 元[1]。",
+            "每课时 300 元，每级 16 课时，另有优惠价每课时 250 元。",
+            "分项对不上合计：这句写的 300 元 × 16 课时 得 4800，算式却是 250 × 16 = 4000 元",
         ),
         # a difference stated without a formula that is not the difference
         (
@@ -79,6 +91,19 @@ def test_amounts_the_sentence_states_against_its_own_arithmetic_are_named(
         # the right difference
         ("商务级课程费 5600 元，比流利级的 4800 元贵 800 元[1]。", COURSE_FEES),
         ("Business costs 5600 CNY, 800 CNY more than the 4800 CNY of Fluent [1].", COURSE_FEES_EN),
+        ("The limit is 450 CNY per night, so for 2 nights that is 2 × 450 = 900 CNY [1].", HOTEL),
+        (
+            "每课时 300 元，共 16 课时，合计 300 × 16 = 4800 元[1]。",
+            "每课时 300 元，每级 16 课时。",
+        ),
+        # a difference written out is not a sum of the amounts before it
+        ("商务级 5600 元，流利级 4800 元，商务级贵 5600 − 4800 = 800 元[1]。", COURSE_FEES),
+        # the numbers of the sentence's earlier formulas are not parts it states
+        (
+            "可退 4800 × 12 ÷ 16 = 3600 元，手续费 3600 × 5% = 180 元，"
+            "两项共 3600 + 180 = 3780 元[1]。",
+            "流利级 4800 元，共 16 课时。手续费为退款金额的 5%。",
+        ),
         # the formula is the arithmetic rule's to check
         ("商务级 5600 元，比流利级贵 5600 − 4800 = 800 元[1]。", COURSE_FEES),
         # three amounts, none of them stated as the difference
