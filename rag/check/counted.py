@@ -6,7 +6,9 @@ A source that lists the items rarely writes how many there are, so the count is 
 own arithmetic, and the sentence shows it: the checker counts the items and grounds the number
 when they agree. Only a number right next to its list counts (after it, across a colon; or
 before it, in the same clause), so a coincidence with some other list of the sentence grounds
-nothing; a miscount stays ungrounded.
+nothing; a miscount stays ungrounded. A source that counts the same things itself ("共设四个
+级别") decides instead: a list of three of them is short, not a count. What this lets pass is
+a list that leaves out items of a source that never counts them.
 """
 
 from __future__ import annotations
