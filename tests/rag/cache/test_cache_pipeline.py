@@ -60,7 +60,11 @@ async def caches(redis_url: str) -> AsyncIterator[tuple[RedisCache, RedisCache]]
     # The shipped 0.2 s per cache call gives up on a Redis slowed by a loaded machine (then
     # each process asks the model itself, by design); what is under test here is the
     # single flight across processes, so the bound is one no healthy Redis reaches.
-    patient = {"timeout_seconds": 5.0, "socket_timeout_seconds": 5.0}
+    patient = {
+        "timeout_seconds": 5.0,
+        "socket_timeout_seconds": 5.0,
+        "connect_timeout_seconds": 5.0,
+    }
     first, second = (
         RedisCache.from_url(redis_url, prefix=prefix, poll_seconds=0.01, **patient)
         for _ in range(2)
