@@ -44,7 +44,7 @@ import numpy.typing as npt
 
 FloatArray = npt.NDArray[np.float32]
 
-GATE_VERSION = "1"
+GATE_VERSION = "2"
 """Part of the index version: bump when the formula changes (cached refusals depend on it)."""
 
 

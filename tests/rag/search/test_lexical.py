@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rag.reading import features
-from rag.search.lexical import LexicalIndex
+from rag.search.lexical import LexicalIndex, terms
 
 TEXTS = [
     "退费手续费为可退金额的 5%，最低 50 元。",
@@ -21,6 +21,17 @@ def test_cjk_runs_give_characters_and_bigrams_latin_gives_words() -> None:
 
 def test_full_width_and_case_are_folded() -> None:
     assert features("ＶＰＮ１２３") == features("vpn123") == ["vpn123"]
+
+
+def test_english_words_meet_their_inflections() -> None:
+    """ "change my password" is what "Passwords are changed" says: stems, not spellings."""
+    assert terms("Passwords are changed") == ["password", "are", "chang"]
+    assert terms("change my password") == ["chang", "my", "password"]
+    index = LexicalIndex([*TEXTS, "Passwords are changed only when there is a reason."])
+    scores = index.scores("How often must I change my password?")
+    assert int(np.argmax(scores.coverage)) == len(TEXTS)
+    assert float(scores.coverage[len(TEXTS)]) > 0.1  # spelled as written, it shared no word
+    assert terms("退费 VPN") == ["退", "费", "退费", "vpn"]  # CJK and codes untouched
 
 
 def test_bm25_ranks_the_text_sharing_the_rare_terms_first() -> None:
