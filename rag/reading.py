@@ -3,7 +3,7 @@
 One reader for the three places that read text, so they agree on what a sentence and a term is:
 
 - search (:mod:`rag.search.lexical`) indexes :func:`features` — characters and bigrams of CJK
-  runs, lowercased words;
+  runs, lowercased words (English ones as their :func:`english_stems`);
 - the offline answerer (:mod:`rag.generate.extractive`) quotes the :func:`sentence_pieces` of
   a source and scores them by :func:`match_terms` shared with the question;
 - the checker (:mod:`rag.check.answer_text`) splits an answer with the same
@@ -22,6 +22,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
+
+import Stemmer
 
 from rag.language import is_ideograph
 from rag.markers import without_markers
@@ -32,6 +35,16 @@ _CJK = (
     "\uac00-\ud7af"  # hangul syllables
     "\U00020000-\U0003134f"  # CJK extensions B-H
 )
+_STEMMER = Stemmer.Stemmer("english")
+
+
+def english_stems(words: Iterable[str]) -> list[str]:
+    """Snowball stems of lowercased English words ("changed" -> "chang", "passwords" ->
+    "password"): how search and the offline answerer let a question meet a sentence that
+    inflects its words."""
+    return list(_STEMMER.stemWords(list(words)))
+
+
 _RUNS = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>[^\W_{_CJK}]+)")
 
 
@@ -135,7 +148,7 @@ def _question_bigrams(run: str) -> set[str]:
 
 def match_terms(text: str) -> set[str]:
     """Terms to match a question with a sentence: CJK bigrams (a lone character counts on its
-    own), split at function characters and question words, and English words."""
+    own), split at function characters and question words, and English words as stems."""
     lowered = text.lower()
     found: set[str] = set()
     run: list[str] = []
@@ -145,7 +158,7 @@ def match_terms(text: str) -> set[str]:
         elif run:
             found |= _question_bigrams("".join(run))
             run = []
-    found.update(fold_plural(w) for w in _WORD.findall(lowered) if w not in EN_STOPWORDS)
+    found.update(english_stems(w for w in _WORD.findall(lowered) if w not in EN_STOPWORDS))
     return found
 
 

@@ -26,7 +26,7 @@ from rag.language import Language, detect_language
 from rag.messages import refusal_text
 from rag.reading import match_terms, sentence_pieces
 
-EXTRACTIVE_VERSION = "4"
+EXTRACTIVE_VERSION = "5"
 """Part of the model identity in cache keys: bump when the choice of sentences changes."""
 
 MAX_SENTENCES = 3

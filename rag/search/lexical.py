@@ -35,12 +35,9 @@ from itertools import repeat
 
 import numpy as np
 import numpy.typing as npt
-import Stemmer
 from scipy import sparse
 
-from rag.reading import features
-
-_STEMMER = Stemmer.Stemmer("english")
+from rag.reading import english_stems, features
 
 
 def terms(text: str) -> list[str]:
@@ -48,7 +45,7 @@ def terms(text: str) -> list[str]:
     "How often must I change my password?" meets "Passwords are changed only when …"."""
     found = features(text)
     english = [i for i, feature in enumerate(found) if feature.isascii() and feature.isalpha()]
-    for i, stem in zip(english, _STEMMER.stemWords([found[i] for i in english]), strict=True):
+    for i, stem in zip(english, english_stems(found[i] for i in english), strict=True):
         found[i] = stem
     return found
 

@@ -60,6 +60,21 @@ def test_english_question_gets_the_relevant_sentence_with_its_citation() -> None
     )
 
 
+def test_an_english_question_meets_the_sentence_that_inflects_its_words() -> None:
+    """ "change my password" is what "Passwords are changed only when …" answers; the other rules
+    share only "password"."""
+    passwords = (
+        "Passwords must be at least 12 characters long. "
+        "Use a different password for every system. "
+        "Never share your password. "
+        "Passwords are changed only when there is a reason to believe they are known."
+    )
+    reply = answer("How often must I change my password?", [make_hit(passwords)])
+    assert (
+        reply == "Passwords are changed only when there is a reason to believe they are known [1]."
+    )
+
+
 def test_markers_point_at_the_source_each_sentence_was_quoted_from() -> None:
     hits = [make_hit(LEAVE_TEXT, source="hr/leave.md"), make_hit(REFUND_TEXT)]
     reply = answer("When does unused annual leave expire?", hits)
@@ -113,7 +128,7 @@ async def test_async_invoke_answers_like_invoke() -> None:
 
 
 def test_model_identity_names_the_model_for_cache_keys() -> None:
-    assert model_identity(ExtractiveChatModel()) == "extractive/4"
+    assert model_identity(ExtractiveChatModel()) == "extractive/5"
     remote = ChatOpenAI(
         base_url="https://api.deepseek.com/v1", api_key=SecretStr("k"), model="deepseek-chat"
     )
