@@ -28,10 +28,9 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 import jieba
-import Stemmer
 
 from rag.language import Language
-from rag.reading import GENERIC_ZH, sentence_pieces, words
+from rag.reading import GENERIC_ZH, english_stems, sentence_pieces, words
 
 WINDOW_SENTENCES = 3
 """Source sentences read together when looking for a claim (a claim often spans two)."""
@@ -39,7 +38,6 @@ MIN_CONTENT_WORDS = 3
 """A sentence with fewer content words is too thin to judge (``"Yes, it is [1]."``)."""
 
 jieba.setLogLevel(logging.WARNING)  # it logs loading its dictionary to stderr
-_STEMMER = Stemmer.Stemmer("english")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*[A-Za-z]")
 _EN_FUNCTION_WORDS = frozenset(
     words(
@@ -61,7 +59,7 @@ _ZH_QUALIFIERS = frozenset(
 )
 """Words that qualify a quantity (the number rule reads the quantity) or only a verb's
 direction: "如果算出来的手续费不到 50 元" says nothing the source must repeat word for word."""
-_FUNCTION_STEMS = frozenset(_STEMMER.stemWords(sorted(_EN_FUNCTION_WORDS)))
+_FUNCTION_STEMS = frozenset(english_stems(sorted(_EN_FUNCTION_WORDS)))
 
 
 def _fold(text: str) -> str:
@@ -94,7 +92,7 @@ def content_words(text: str, language: Language) -> frozenset[str]:
         return _zh_words(text)
     found = (word.lower().replace("’", "'").removesuffix("'s") for word in _WORD.findall(text))
     kept = [word for word in found if word not in _EN_FUNCTION_WORDS]
-    return frozenset(_STEMMER.stemWords(kept)) - _FUNCTION_STEMS
+    return frozenset(english_stems(kept)) - _FUNCTION_STEMS
 
 
 @dataclass(frozen=True, slots=True)
