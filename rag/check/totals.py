@@ -39,12 +39,13 @@ _SIDE_BREAK = re.compile(r"[=≈]")
 _TERM = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
 _OPERATOR = re.compile(r"[-+*/()]")
 _COMPARES = re.compile(r"比|\bthan\b", re.IGNORECASE)
-_BY_ZH = re.compile(r"(?:贵|便宜|多|少|高|低|长|短)了?\s*$")
+_BY_ZH = re.compile(r"(?<![至最不])(?:贵|便宜|多|少|高|低|长|短)了?\s*$")
 _BY_EN = re.compile(
-    r"\s*(?:[A-Za-z]+\s+)?(?:more|less|fewer|higher|lower|cheaper|longer|shorter)\b",
+    r"\s*(?!or\b)(?:[A-Za-z]+\s+)?(?:more|less|fewer|higher|lower|cheaper|longer|shorter)\b",
     re.IGNORECASE,
 )
-"""A difference: "贵 800 元" (the word before it), "800 CNY more" (the word or two after it)."""
+"""A difference: "贵 800 元" (the word before it), "800 CNY more" (the word or two after it);
+not a bound ("至少 10 天", "最多 5 天", "5 days or more")."""
 
 
 @dataclass(frozen=True, slots=True)

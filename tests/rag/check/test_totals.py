@@ -106,6 +106,15 @@ def test_amounts_the_sentence_states_against_its_own_arithmetic_are_named(
         ),
         # the formula is the arithmetic rule's to check
         ("商务级 5600 元，比流利级贵 5600 − 4800 = 800 元[1]。", COURSE_FEES),
+        # a bound is no difference ("至少 10 天")
+        (
+            "年假 15 天，比病假的 12 天多，须至少 10 天前申请[1]。",
+            "年假 15 天，病假 12 天，须提前 10 天申请。",
+        ),
+        (
+            "Trips of 5 days or more need approval, more than a 3 days visit; 10 days at most [1].",
+            "Trips of 5 days or more need approval; visits take 3 days; 10 days is the most.",
+        ),
         # three amounts, none of them stated as the difference
         ("商务级比流利级贵：商务级 5600 元，流利级 4800 元，教材 280 元[1]。", COURSE_FEES),
     ],
