@@ -134,7 +134,8 @@ def check(
         refs = applicable(found, index, cover, cited_anywhere, len(hits))
         if refs is None:
             continue  # cites only numbers that don't exist: unknown_reference says it
-        missing = sources.ungrounded(amounts, sentence.plain, calcs[index], refs, asked)
+        below = _items_below(found, index)
+        missing = sources.ungrounded(amounts, sentence.plain, calcs[index], refs, asked, below)
         kept = [q for q in amounts if q not in missing]
         problems += misplaced(sentence, kept, sources.texts(refs), say)
         problems += _difference_problem(sentence, kept, calcs[index], say)
@@ -152,6 +153,14 @@ def check(
             cited = sources.texts(refs)
             problems += _claim_problems(finding, sentence, cited, say, skip_support=bool(named))
     return Report(tuple(dict.fromkeys(problems)), weakest)
+
+
+def _items_below(found: Sequence[Sentence], index: int) -> int:
+    """How many list items or table rows a lead-in ("There are three ways to apply:") has
+    under it: what a count in it may count (:mod:`rag.check.counted`)."""
+    if not found[index].lead_in:
+        return 0
+    return sum(not found[row].header for row in introduced(found, index))
 
 
 def _arithmetic_problems(

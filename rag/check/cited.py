@@ -74,8 +74,10 @@ class CitedSources:
         calcs: Sequence[Calculation],
         refs: Sequence[int],
         given: Given,
+        listed_below: int = 0,
     ) -> list[Quantity]:
-        """The ``amounts`` of a sentence citing ``refs`` that nothing grounds."""
+        """The ``amounts`` of a sentence citing ``refs`` that nothing grounds (a lead-in with
+        ``listed_below`` items under it may count them)."""
         return ungrounded(
             amounts,
             plain,
@@ -85,6 +87,7 @@ class CitedSources:
             durations=partial(self.durations, tuple(refs)),
             texts=lambda: [self.text(n) for n in refs],
             given=given,
+            listed_below=listed_below,
         )
 
     def terms(self, n: int) -> set[str]:

@@ -59,17 +59,21 @@ _MONEY_OR_SHARE = re.compile(r"[%$¥￥€£元]|\s*per\s?cent|\s*percent", re.I
 _END = re.compile(r"[\s.。!?！？…]+$")
 
 
-def counts_own_list(quantity: Quantity, plain: str, sources: Sequence[str] = ()) -> bool:
+def counts_own_list(
+    quantity: Quantity, plain: str, sources: Sequence[str] = (), listed_below: int = 0
+) -> bool:
     """Whether ``quantity`` (found in ``plain``) is the number of items of a list right next
     to it in the same sentence, and none of ``sources`` counts the same things itself: "口语课
     分三个级别：入门级、进阶级、流利级" lists three levels, but the source's "共设四个级别" says
-    the list is short (that source's own count decides)."""
+    the list is short (that source's own count decides). ``listed_below``: the items under
+    ``plain`` when it is a lead-in ("There are three ways to apply:" over three lines)."""
     counts = {key(float(n)) for n in range(2, MAX_ITEMS + 1)}
     if not quantity.values & counts or quantity.ordinal or _measures(quantity, plain):
         return False
     before = _BRACKETED.sub(" ", plain[: quantity.start])
     after = _BRACKETED.sub(" ", plain[quantity.end :])
-    listed = {key(float(n)) for n in (_items_after(after), _items_before(before)) if n}
+    found = (_items_after(after, listed_below), _items_before(before))
+    listed = {key(float(n)) for n in found if n}
     return bool(quantity.values & listed) and not _counted_in(sources, quantity, plain)
 
 
@@ -95,12 +99,14 @@ def _measures(quantity: Quantity, plain: str) -> bool:
     return unit_of(quantity, plain) is not None or bool(_MONEY_OR_SHARE.search(shown))
 
 
-def _items_after(after: str) -> int:
-    """How many items follow the colon that ends the number's lead-in, if one does."""
+def _items_after(after: str, listed_below: int) -> int:
+    """How many items follow the colon that ends the number's lead-in, if one does: in the
+    sentence, or when the colon ends it, the ``listed_below`` lines under it."""
     colon = _COLON.search(after, 0, _LEAD_IN + 1)
     if colon is None or re.search(r"[.。;；!?！？]", after[: colon.start()]):
         return 0
-    return _count(_END.sub("", after[colon.end() :]))
+    rest = _END.sub("", after[colon.end() :])
+    return _count(rest) if rest.strip() else listed_below
 
 
 def _items_before(before: str) -> int:

@@ -53,10 +53,11 @@ def ungrounded(
     durations: Callable[[], frozenset[tuple[float, str]]],
     texts: Callable[[], Sequence[str]],
     given: Given,
+    listed_below: int = 0,
 ) -> list[Quantity]:
     """The ``quantities`` of a sentence (``plain``) that nothing grounds. ``amounts`` and
     ``ranks``: what its cited sources write; ``durations`` and ``texts``: theirs, read only
-    when needed."""
+    when needed; ``listed_below``: the items under the sentence when it is a lead-in."""
     amounts_allowed = amounts | given.numbers | given.produced
     ranks_allowed = amounts_allowed | ranks
     missing = [
@@ -72,7 +73,8 @@ def ungrounded(
     return [
         q
         for q in missing
-        if q.ordinal or not (_derived(q, stated, plain) or counts_own_list(q, plain, texts()))
+        if q.ordinal
+        or not (_derived(q, stated, plain) or counts_own_list(q, plain, texts(), listed_below))
     ]
 
 

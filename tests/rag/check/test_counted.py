@@ -122,3 +122,44 @@ def test_a_list_the_source_counts_otherwise_is_a_short_list_not_a_count(
     """The model listed three of the four levels and counted its list: the source's own count
     decides, and says four."""
     assert numbers_flagged(answer, source) != []
+
+
+REFUND_CASES = "退费办法：开课前全额退费；开课后按剩余课时退费；结课后不予退费。"
+
+
+@pytest.mark.parametrize(
+    ("answer", "source", "flagged"),
+    [
+        # a lead-in's count of the lines under it
+        (
+            "退费分三种情况[1]：\n1. 开课前全额退费\n2. 开课后按剩余课时退费\n3. 结课后不予退费",
+            REFUND_CASES,
+            False,
+        ),
+        (
+            "There are three ways to apply [1]:\n- online\n- by email\n- at the front desk",
+            METHODS_EN,
+            False,
+        ),
+        # a table's header row is no item
+        (
+            "There are three ways to apply [1]:\n\n| Way | Note |\n|---|---|\n"
+            "| online | portal |\n| email | inbox |\n| front desk | office |",
+            METHODS_EN,
+            False,
+        ),
+        # a miscount of the lines under it
+        (
+            "退费分四种情况[1]：\n1. 开课前全额退费\n2. 开课后按剩余课时退费\n3. 结课后不予退费",
+            REFUND_CASES,
+            True,
+        ),
+        (
+            "There are two ways to apply [1]:\n- online\n- by email\n- at the front desk",
+            METHODS_EN,
+            True,
+        ),
+    ],
+)
+def test_a_lead_in_counts_the_items_under_it(answer: str, source: str, flagged: bool) -> None:
+    assert bool(numbers_flagged(answer, source)) is flagged
