@@ -77,7 +77,10 @@ def unsummed(plain: str, calc: Calculation, calcs: Sequence[Calculation] = ()) -
     before = [
         q
         for q in found
-        if q.end <= start and not q.ordinal and not any(a <= q.start < b for a, b in spans)
+        if q.end <= start
+        and not q.ordinal
+        and not any(a <= q.start < b for a, b in spans)
+        and not _is_difference(q, plain)  # "贵 800 元" states no part of a sum
     ]
     if operators == {"*"}:  # a rate times a count: the factors come in different units
         parts = tuple(before)

@@ -104,7 +104,14 @@ def test_amounts_the_sentence_states_against_its_own_arithmetic_are_named(
             "两项共 3600 + 180 = 3780 元[1]。",
             "流利级 4800 元，共 16 课时。手续费为退款金额的 5%。",
         ),
+        # a sum's parts are stated outside the sentence's other formulas
+        ("每课时 4800 元 ÷ 16 = 300 元，加教材费共 300 + 280 = 580 元[1]。", FEES),
         # the formula is the arithmetic rule's to check
+        ("商务级比流利级贵 800 元，加教材费 280 元共 5600 + 280 = 5880 元[1]。", COURSE_FEES),
+        (
+            "商务级比流利级贵 800 元，加教材费 280 元共 5600 + 280 = 5880 元[1]。",
+            "商务级 5600 元，比流利级贵 800 元；教材费 280 元。",
+        ),
         ("商务级 5600 元，比流利级贵 5600 − 4800 = 800 元[1]。", COURSE_FEES),
         # a bound is no difference ("至少 10 天")
         (
