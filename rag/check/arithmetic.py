@@ -142,6 +142,12 @@ class Calculation:
     """Comparable values (see :func:`rag.check.numbers.key`) the calculation legitimately yields."""
     claimed: frozenset[float]
     """Comparable values of the sides stated after the first wrong ``=`` (empty when right)."""
+    start: int = 0
+    """Where :attr:`text` starts in the text it was read from."""
+    terms: tuple[float, ...] = ()
+    """The numbers of the first side, in order (``4800 + 280`` -> 4800, 280)."""
+    operators: frozenset[str] = frozenset()
+    """The operators and parentheses of the first side, as ASCII (``+ - * / ( )``)."""
 
     @property
     def ok(self) -> bool:
@@ -250,6 +256,9 @@ def _calculation(text: str, run: list[_Tok]) -> Calculation | None:
         wrong_at=wrong_at,
         produced=frozenset(map(key, [*good, *produced])) - claimed,
         claimed=claimed,
+        start=start,
+        terms=tuple(_number(t.text) for t in parsed[0][0] if t.kind == "num"),
+        operators=frozenset(t.text for t in parsed[0][0] if t.kind in ("op", "lp", "rp")),
     )
 
 

@@ -130,7 +130,7 @@ def check(
         if cover is None and cited_anywhere and needs_source(sentence, bool(amounts)):
             message, note = say.uncited(sentence.text), say.uncited_note()
             problems.append(Problem("no_citation", message, sentence.text, note=note))
-        problems += _arithmetic_problems(sentence, calcs[index], say)
+        problems += _arithmetic_problems(sentence, amounts, calcs[index], say)
         refs = applicable(found, index, cover, cited_anywhere, len(hits))
         if refs is None:
             continue  # cites only numbers that don't exist: unknown_reference says it
@@ -138,7 +138,7 @@ def check(
         missing = sources.ungrounded(amounts, sentence.plain, calcs[index], refs, asked, below)
         kept = [q for q in amounts if q not in missing]
         problems += misplaced(sentence, kept, sources.texts(refs), say)
-        problems += _difference_problem(sentence, kept, calcs[index], say)
+        problems += _difference_problem(sentence, amounts, kept, calcs[index], say)
         problems += swapped(sentence, kept, refs, sources, asked.numbers | produced, say)
         if missing:
             shown = tuple(refs) if cited_anywhere else ()
@@ -164,24 +164,33 @@ def _items_below(found: Sequence[Sentence], index: int) -> int:
 
 
 def _arithmetic_problems(
-    sentence: Sentence, calcs: Sequence[Calculation], say: ProblemTexts
+    sentence: Sentence,
+    amounts: Sequence[Quantity],
+    calcs: Sequence[Calculation],
+    say: ProblemTexts,
 ) -> list[Problem]:
-    """Wrong calculations, and right sums of parts the sentence states otherwise."""
+    """Wrong calculations, and right sums of parts the sentence (its ``amounts``) states
+    otherwise."""
     problems = []
     for calc in calcs:
         if not calc.ok:
             problems.append(Problem("wrong_arithmetic", say.arithmetic(calc), sentence.text))
-        elif found := unsummed(sentence.plain, calc, calcs):
+        elif found := unsummed(sentence.plain, amounts, calc, calcs):
             problems.append(Problem("wrong_arithmetic", say.unsummed(found, calc), sentence.text))
     return problems
 
 
 def _difference_problem(
-    sentence: Sentence, kept: Sequence[Quantity], calcs: Sequence[Calculation], say: ProblemTexts
+    sentence: Sentence,
+    amounts: Sequence[Quantity],
+    kept: Sequence[Quantity],
+    calcs: Sequence[Calculation],
+    say: ProblemTexts,
 ) -> list[Problem]:
     """A difference stated without a formula that is not the difference of the amounts it
-    compares; only a grounded one (an ungrounded one is the number rule's to name)."""
-    found = None if calcs else misstated_difference(sentence.plain)
+    compares; only a grounded one (in ``kept``: an ungrounded one is the number rule's to
+    name)."""
+    found = None if calcs else misstated_difference(sentence.plain, amounts)
     if found is None or all(q.start != found.difference.start for q in kept):
         return []
     return [Problem("wrong_arithmetic", say.difference(found), sentence.text)]

@@ -14,10 +14,11 @@ a list that leaves out items of a source that never counts them.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rag.check.durations import unit_of
 from rag.check.english_numbers import EN_NUMBER_WORDS
+from rag.check.numbers import ZH_NUMERALS
 from rag.check.quantity import Quantity, key
 
 MAX_ITEMS = 12
@@ -54,18 +55,21 @@ _EN_THING = re.compile(r"\s+((?:[A-Za-z][\w-]*\s+)?[A-Za-z][\w-]*)")
 """The thing an English count counts: the word or two after it ("main minerals")."""
 _ZH_THING = re.compile(r"\s*([\u4e00-\u9fff]{1,3})")
 """What a Chinese count counts: its classifier and noun ("个级别" of "三个级别")."""
-_ZH_NUMERALS = "零〇一二两三四五六七八九十百千"
 _MONEY_OR_SHARE = re.compile(r"[%$¥￥€£元]|\s*per\s?cent|\s*percent", re.IGNORECASE)
 _END = re.compile(r"[\s.。!?！？…]+$")
 
 
 def counts_own_list(
-    quantity: Quantity, plain: str, sources: Sequence[str] = (), listed_below: int = 0
+    quantity: Quantity,
+    plain: str,
+    sources: Callable[[], Sequence[str]] | None = None,
+    listed_below: int = 0,
 ) -> bool:
     """Whether ``quantity`` (found in ``plain``) is the number of items of a list right next
-    to it in the same sentence, and none of ``sources`` counts the same things itself: "口语课
-    分三个级别：入门级、进阶级、流利级" lists three levels, but the source's "共设四个级别" says
-    the list is short (that source's own count decides). ``listed_below``: the items under
+    to it in the same sentence, and none of the cited ``sources`` (read only when a list
+    matches) counts the same things itself: "口语课分三个级别：入门级、进阶级、流利级" lists
+    three levels, but the source's "共设四个级别" says the list is short (that source's own
+    count decides). ``listed_below``: the items under
     ``plain`` when it is a lead-in ("There are three ways to apply:" over three lines)."""
     counts = {key(float(n)) for n in range(2, MAX_ITEMS + 1)}
     if not quantity.values & counts or quantity.ordinal or _measures(quantity, plain):
@@ -74,7 +78,9 @@ def counts_own_list(
     after = _BRACKETED.sub(" ", plain[quantity.end :])
     found = (_items_after(after, listed_below), _items_before(before))
     listed = {key(float(n)) for n in found if n}
-    return bool(quantity.values & listed) and not _counted_in(sources, quantity, plain)
+    if not quantity.values & listed:
+        return False
+    return sources is None or not _counted_in(sources(), quantity, plain)
 
 
 def _counted_in(sources: Sequence[str], quantity: Quantity, plain: str) -> bool:
@@ -89,7 +95,7 @@ def _counted_in(sources: Sequence[str], quantity: Quantity, plain: str) -> bool:
         thing = _ZH_THING.match(plain, quantity.end)
         if thing is None:
             return False
-        pattern = rf"[\d{_ZH_NUMERALS}]\s*{re.escape(thing.group(1))}"
+        pattern = rf"[\d{ZH_NUMERALS}]\s*{re.escape(thing.group(1))}"
     return any(re.search(pattern, source) for source in sources)
 
 

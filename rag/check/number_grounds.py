@@ -74,7 +74,7 @@ def ungrounded(
         q
         for q in missing
         if q.ordinal
-        or not (_derived(q, stated, plain) or counts_own_list(q, plain, texts(), listed_below))
+        or not (_derived(q, stated, plain) or counts_own_list(q, plain, texts, listed_below))
     ]
 
 

@@ -45,10 +45,11 @@ ZH_DIGITS = {
 }  # fmt: skip
 _ZH_SMALL_UNITS = {"十": 10, "百": 100, "千": 1000}
 _ZH_BIG_UNITS = {"万": 10_000, "亿": 100_000_000}
-_ZH_NUMERAL = "零〇一二两三四五六七八九十百千万亿"
-_ZH_RUN = re.compile(rf"[{_ZH_NUMERAL}]+(?:点[零〇一二三四五六七八九]+)?")
+ZH_NUMERALS = "零〇一二两三四五六七八九十百千万亿"
+"""The characters Chinese numerals are written with."""
+_ZH_RUN = re.compile(rf"[{ZH_NUMERALS}]+(?:点[零〇一二三四五六七八九]+)?")
 _ZH_FRACTION = re.compile(
-    rf"(?<![{_ZH_NUMERAL}\d])([{_ZH_NUMERAL}]+|\d+)分之([{_ZH_NUMERAL}]+(?:点[零〇一二三四五六七八九]+)?|\d+(?:\.\d+)?)"
+    rf"(?<![{ZH_NUMERALS}\d])([{ZH_NUMERALS}]+|\d+)分之([{ZH_NUMERALS}]+(?:点[零〇一二三四五六七八九]+)?|\d+(?:\.\d+)?)"
 )
 
 UNITS = tuple(

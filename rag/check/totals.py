@@ -28,16 +28,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag.check.arithmetic import Calculation, close, normalise
-from rag.check.numbers import Quantity, quantities
+from rag.check.arithmetic import Calculation, close
+from rag.check.numbers import Quantity
 from rag.check.units import count_of
 from rag.language import detect_language
 
 MAX_PARTS = 6
 """More terms than this are not a list of parts a sentence states one by one."""
-_SIDE_BREAK = re.compile(r"[=≈]")
-_TERM = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
-_OPERATOR = re.compile(r"[-+*/()]")
 _COMPARES = re.compile(r"比|\bthan\b", re.IGNORECASE)
 _BY_ZH = re.compile(r"(?<![至最不])(?:贵|便宜|多|少|高|低|长|短)了?\s*$")
 _BY_EN = re.compile(
@@ -60,20 +57,17 @@ class Unsummed:
     """``+`` for a sum, ``×`` for a product."""
 
 
-def unsummed(plain: str, calc: Calculation, calcs: Sequence[Calculation] = ()) -> Unsummed | None:
-    """The parts ``plain`` states before ``calc`` when they don't come to its result (the
-    numbers of the sentence's other calculations, ``calcs``, are not parts it states)."""
-    start = plain.find(calc.text)
-    left = _SIDE_BREAK.split(normalise(calc.text), 1)[0]
-    terms = _TERM.findall(left)
-    operators = set(_OPERATOR.findall(left))
-    if not calc.ok or start < 0 or operators not in ({"+"}, {"*"}):
-        return None
-    if not 2 <= len(terms) <= MAX_PARTS:
+def unsummed(
+    plain: str, found: Sequence[Quantity], calc: Calculation, calcs: Sequence[Calculation] = ()
+) -> Unsummed | None:
+    """The parts ``plain`` (its quantities: ``found``) states before ``calc`` when they don't
+    come to its result (the numbers of the sentence's other calculations, ``calcs``, are not
+    parts it states)."""
+    start, terms, operators = calc.start, calc.terms, calc.operators
+    if not calc.ok or operators not in ({"+"}, {"*"}) or not 2 <= len(terms) <= MAX_PARTS:
         return None
     language = detect_language(plain)
-    found = quantities(plain)
-    spans = [(at, at + len(c.text)) for c in calcs if (at := plain.find(c.text)) >= 0]
+    spans = [(c.start, c.start + len(c.text)) for c in calcs]
     before = [
         q
         for q in found
@@ -114,14 +108,15 @@ class Misstated:
     compared: tuple[Quantity, Quantity]
 
 
-def misstated_difference(plain: str) -> Misstated | None:
-    """The difference ``plain`` states when it is not that of the two amounts it compares
-    (only in a sentence with no written-out calculation: the arithmetic rule reads those)."""
+def misstated_difference(plain: str, found: Sequence[Quantity]) -> Misstated | None:
+    """The difference ``plain`` (its quantities: ``found``) states when it is not that of the
+    two amounts it compares (only in a sentence with no written-out calculation: the
+    arithmetic rule reads those)."""
     if not _COMPARES.search(plain):
         return None
     language = detect_language(plain)
     by_unit: dict[str, list[Quantity]] = {}
-    for q in quantities(plain):
+    for q in found:
         counted = None if q.ordinal else count_of(q, plain, language)
         if counted is not None:
             by_unit.setdefault(counted.unit, []).append(q)
