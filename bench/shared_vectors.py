@@ -77,7 +77,8 @@ def transfer(sharing: Sharing, keys: list[str]) -> float:
     started = time.perf_counter()
     for start in range(0, len(keys), 32):
         batch = keys[start : start + 32]
-        found = sharing.bridge.call(partial(sharing.vectors.fetch, batch), {})
+        empty: dict[str, bytes] = {}
+        found = sharing.bridge.call(partial(sharing.vectors.fetch, batch), empty)
         assert len(decode(found)) == len(batch)
     return time.perf_counter() - started
 
@@ -106,14 +107,18 @@ async def main(passages: int, url: str) -> None:
         b = await build(work / "b" / "docs", work / "b" / "index", sharing)
         alone = await build(work / "b" / "docs", work / "b" / "index-alone", None)
         memory = await redis.client.memory_usage(sharing.vectors.key)
-        keys = [key.decode() for key in await redis.client.hkeys(sharing.vectors.key)]
+        keys = [
+            key.decode() if isinstance(key, bytes) else key
+            for key in await redis.client.hkeys(sharing.vectors.key)
+        ]
         moved = await asyncio.to_thread(transfer, sharing, keys)
     finally:
         await redis.client.delete(sharing.vectors.key, sharing.vectors.used_key)
         await redis.aclose()
         shutil.rmtree(work)
     changed = a[2]
-    print(f"changed passages: {changed}; Redis holds {memory / 2**20:.1f} MiB for them")
+    held = "an unknown amount" if memory is None else f"{memory / 2**20:.1f} MiB"
+    print(f"changed passages: {changed}; Redis holds {held} for them")
     print(f"machine a (embeds, shares):   {a[0]:6.2f} s  embedded {a[2]}, read {a[1]}")
     print(f"machine b, shared vectors:    {b[0]:6.2f} s  embedded {b[2]}, read {b[1]}")
     print(f"  of which reading the vectors from Redis: {moved:.2f} s (32 a call)")
