@@ -54,20 +54,21 @@ def build_index(settings: Settings, *, progress: bool = False) -> tuple[Index, B
     )
 
 
-def chat_model_from_settings(settings: Settings) -> BaseChatModel:
+def chat_model_from_settings(settings: Settings, *, max_tokens: int | None = None) -> BaseChatModel:
     return chat_model(
         base_url=settings.llm_base_url,
         api_key=settings.llm_api_key,
         model=settings.llm_model,
         timeout_seconds=settings.llm_timeout_seconds,
+        max_tokens=max_tokens,
     )
 
 
-def generator_from_settings(settings: Settings) -> Generator:
+def generator_from_settings(settings: Settings, *, max_tokens: int | None = None) -> Generator:
     policy = RetryPolicy(
         max_attempts=settings.llm_max_attempts, deadline_seconds=settings.llm_deadline_seconds
     )
-    return Generator(chat_model_from_settings(settings), policy)
+    return Generator(chat_model_from_settings(settings, max_tokens=max_tokens), policy)
 
 
 def redis_from_settings(settings: Settings) -> GuardedRedis | None:
@@ -129,5 +130,10 @@ def pipeline_around(
 
 
 def judge_from_settings(settings: Settings) -> ModelJudge | None:
-    """The model judge when CHECKER_MODEL_JUDGE is on (with its own retried generator)."""
-    return ModelJudge(generator_from_settings(settings)) if settings.checker_model_judge else None
+    """The model judge when CHECKER_MODEL_JUDGE is on (with its own retried generator, its
+    replies bounded by CHECKER_JUDGE_MAX_TOKENS: the answers' generator has no such bound)."""
+    if not settings.checker_model_judge:
+        return None
+    return ModelJudge(
+        generator_from_settings(settings, max_tokens=settings.checker_judge_max_tokens)
+    )

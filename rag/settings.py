@@ -191,6 +191,12 @@ class Settings(EdgeSettings):
     checker_model_judge: Annotated[bool, BeforeValidator(_flag)] = False
     """Also ask the chat model whether each cited sentence is supported (see rag.check.judge);
     needs LLM_* set. Off by default: it costs one model call per checked answer."""
+    checker_judge_max_tokens: Annotated[
+        int, number("CHECKER_JUDGE_MAX_TOKENS", 2000, minimum=64, whole=True)
+    ] = 2000
+    """Completion tokens one judge call may use: a model that rambles instead of giving the
+    verdicts stops there (its answer goes to review) instead of running to LLM_TIMEOUT_SECONDS.
+    Reasoning models count their reasoning against it."""
     scopes_file: Path | None = None
     """SCOPES_FILE: who may see which documents (:mod:`rag.scopes.file`); ``None``: everyone."""
     refresh_seconds: Annotated[float, number("REFRESH_SECONDS", 60.0, minimum=0.0)] = 60.0

@@ -30,6 +30,7 @@ from rag.check.coverage import cited_sentences
 from rag.check.problem_texts import excerpt
 from rag.generate.llm import GenerationError, Generator
 from rag.generate.prompt import escape_data, source_block
+from rag.generate.retry import EmptyReplyError
 from rag.language import Language, detect_language
 from rag.results import Hit
 
@@ -130,14 +131,14 @@ class ModelJudge:
             return JudgeOutcome((), 0, 0.0, 0)
         language = language or detect_language(draft)
         started = time.perf_counter()
+        reply: BaseMessage | None = None
         try:
             reply = await self.generator.generate_reply(judge_messages(claims, hits))
             verdicts = parse_verdicts(reply.text, claims)
         except (GenerationError, MalformedVerdict) as error:
             elapsed = (time.perf_counter() - started) * 1000
-            reason = error.reason if isinstance(error, GenerationError) else "malformed output"
-            problem = Problem("judge_unavailable", _unavailable(language, reason))
-            return JudgeOutcome((problem,), 1, elapsed, 0)
+            problem = Problem("judge_unavailable", _unavailable(language, _why(error, reply)))
+            return JudgeOutcome((problem,), 1, elapsed, 0 if reply is None else _tokens(reply))
         elapsed = (time.perf_counter() - started) * 1000
         refs = dict(claims)
         problems = tuple(
@@ -152,6 +153,18 @@ class ModelJudge:
             if not v.supported
         )
         return JudgeOutcome(problems, 1, elapsed, _tokens(reply))
+
+
+def _why(error: GenerationError | MalformedVerdict, reply: BaseMessage | None) -> str:
+    """Why no verdict. A reply stopped by the token bound (CHECKER_JUDGE_MAX_TOKENS) says so:
+    raising the bound, not changing the model, is then the fix."""
+    cause = error.__cause__
+    cut = isinstance(cause, EmptyReplyError) and cause.finish_reason == "length"
+    if reply is not None:
+        cut = reply.response_metadata.get("finish_reason") == "length"
+    if cut:
+        return "reply cut at its token limit"
+    return error.reason if isinstance(error, GenerationError) else "malformed output"
 
 
 def _unavailable(language: Language, reason: str) -> str:

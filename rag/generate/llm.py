@@ -64,8 +64,12 @@ def chat_model(
     api_key: SecretStr | None = None,
     model: str | None = None,
     timeout_seconds: float = 30.0,
+    max_tokens: int | None = None,
 ) -> BaseChatModel:
-    """The extractive answerer when no endpoint is given (no URL, no key), else ChatOpenAI."""
+    """The extractive answerer when no endpoint is given (no URL, no key), else ChatOpenAI.
+
+    ``max_tokens`` bounds each reply (sent as ``max_completion_tokens``); ``None``: the
+    endpoint's own limit."""
     if base_url is None and api_key is None:
         return ExtractiveChatModel()
     return ChatOpenAI(
@@ -75,6 +79,7 @@ def chat_model(
         timeout=timeout_seconds,
         max_retries=0,
         temperature=0,
+        max_completion_tokens=max_tokens,
     )
 
 

@@ -247,7 +247,12 @@ class FakeOpenAIServer:
         return web.json_response(self._completion(step, recorded))
 
     def _completion(self, reply: Reply, recorded: RecordedRequest) -> dict[str, Any]:
+        # A token here is a character. Like the real endpoint, a reply longer than the
+        # request's bound is cut there and says so.
         prompt_tokens = sum(len(str(m.get("content", ""))) for m in recorded.messages)
+        bound = recorded.params.get("max_completion_tokens", recorded.params.get("max_tokens"))
+        if isinstance(bound, int) and len(reply.content) > bound:
+            reply = Reply(reply.content[:bound], "length")
         completion_tokens = len(reply.content)
         return {
             "id": f"chatcmpl-fake{next(self._ids)}",

@@ -10,8 +10,10 @@ import json
 from collections.abc import Callable
 
 import pytest
+from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
 
+from rag.assemble import generator_from_settings, judge_from_settings
 from rag.cache.answers import MemoryCache
 from rag.check.judge import ModelJudge, judge_messages, parse_verdicts
 from rag.generate.llm import Generator
@@ -111,6 +113,57 @@ async def test_timeouts_are_retried_then_send_the_answer_to_review(
     assert [p.kind for p in outcome.problems] == ["judge_unavailable"]
     assert "timeout" in outcome.problems[0].message
     assert len(openai_server.requests) == 2
+
+
+def _judge_settings(server: FakeOpenAIServer, max_tokens: str) -> Settings:
+    return Settings.from_env(
+        {
+            "LLM_BASE_URL": server.base_url,
+            "LLM_API_KEY": server.api_key,
+            "LLM_MODEL": "m",
+            "CHECKER_MODEL_JUDGE": "true",
+            "CHECKER_JUDGE_MAX_TOKENS": max_tokens,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Let me think about whether the passage supports the sentence. " * 20,  # rambles
+        Reply("", finish_reason="length"),  # a reasoning model spent the bound thinking
+    ],
+)
+async def test_a_judge_reply_is_bounded_and_a_cut_one_sends_the_answer_to_review_at_once(
+    openai_server: FakeOpenAIServer, reply: str | Reply
+) -> None:
+    openai_server.script(reply)
+    judge = judge_from_settings(_judge_settings(openai_server, "64"))
+    assert judge is not None
+    outcome = await judge.review(FAITHFUL, [make_hit(SOURCE)])
+    [problem] = outcome.problems
+    assert problem.kind == "judge_unavailable"
+    assert "token limit" in problem.message  # what to raise, not "malformed output"
+    [request] = openai_server.requests  # a cut reply is not asked again
+    assert request.params["max_completion_tokens"] == 64
+
+
+async def test_the_bound_is_the_judges_only_answers_are_not_cut(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    openai_server.script("Full-time employees receive 20 days of paid annual leave [1]. " * 3)
+    answer = await generator_from_settings(_judge_settings(openai_server, "64")).generate(
+        [HumanMessage("How much leave?")]
+    )
+    assert answer.count("20 days") == 3
+    assert "max_completion_tokens" not in openai_server.requests[0].params
+
+
+def test_the_judges_token_bound_is_checked_when_read() -> None:
+    base = {"CHECKER_MODEL_JUDGE": "true", "LLM_BASE_URL": "http://x/v1", "LLM_MODEL": "m"}
+    assert Settings.from_env(base).checker_judge_max_tokens == 2000
+    with pytest.raises(SettingsError, match="CHECKER_JUDGE_MAX_TOKENS"):
+        Settings.from_env({**base, "CHECKER_JUDGE_MAX_TOKENS": "10"})
 
 
 def test_parse_verdicts_reads_a_fenced_reply() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import aiohttp
+import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer, HttpError, RecordedRequest, Reply
 
@@ -44,6 +45,17 @@ async def test_replies_are_openai_shaped_and_requests_recorded(
         {"temperature": 0},
         "hi",
     )
+
+
+@pytest.mark.parametrize("bound", ["max_completion_tokens", "max_tokens"])
+async def test_a_reply_longer_than_the_requests_bound_is_cut_there(
+    openai_server: FakeOpenAIServer, bound: str
+) -> None:
+    openai_server.script("a reply of thirty characters..")
+    _, reply, _ = await post(openai_server, {**BODY, bound: 8})
+    [choice] = reply["choices"]
+    assert (choice["message"]["content"], choice["finish_reason"]) == ("a reply ", "length")
+    assert reply["usage"]["completion_tokens"] == 8
 
 
 async def test_a_wrong_key_gets_openais_401_and_is_still_recorded(
