@@ -167,9 +167,21 @@ def _why(error: GenerationError | MalformedVerdict, reply: BaseMessage | None) -
     return error.reason if isinstance(error, GenerationError) else "malformed output"
 
 
+_ZH_REASONS = {
+    "timeout": "超时",
+    "deadline": "超过总时限",
+    "connection error": "连不上模型服务",
+    "empty reply": "回复为空",
+    "malformed response": "服务返回的不是对话补全",
+    "malformed output": "回复不是约定的 JSON",
+    "reply cut at its token limit": "回复在 token 上限处被截断",
+}
+"""The reasons :func:`_why` gives, for a Chinese review card ("HTTP 429" reads the same)."""
+
+
 def _unavailable(language: Language, reason: str) -> str:
     if language == "zh":
-        return f"模型审核没有给出结论（{reason}），请人工核对"
+        return f"模型审核没有给出结论（{_ZH_REASONS.get(reason, reason)}），请人工核对"
     return f"the model judge gave no verdict ({reason}): check this answer by hand"
 
 

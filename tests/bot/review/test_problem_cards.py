@@ -114,7 +114,7 @@ def test_answer_wide_problems_come_first_and_a_sentence_with_two_is_quoted_once(
             (2,),
             "回答说「六级」，所引资料 [2] 写的是「四个级别」",
         ),
-        Problem("judge_unavailable", "模型审核没有给出结论（timeout），请人工核对"),
+        Problem("judge_unavailable", "模型审核没有给出结论（超时），请人工核对"),
         Problem(
             "unsupported_claim", "…", sentence, (2,), "所引资料 [2] 里找不到这句话的大部分内容"
         ),
@@ -124,11 +124,11 @@ def test_answer_wide_problems_come_first_and_a_sentence_with_two_is_quoted_once(
     feishu = _feishu_problems("口语课有几级？", problems)
 
     assert sections == [
-        "_整个回答_\n• 模型审核没有给出结论（timeout），请人工核对",
+        "_整个回答_\n• 模型审核没有给出结论（超时），请人工核对",
         f"> {sentence}\n• 回答说「六级」，所引资料 [2] 写的是「四个级别」\n"
         "• 所引资料 [2] 里找不到这句话的大部分内容",
     ]
-    assert feishu[0] == "整个回答\n  • 模型审核没有给出结论（timeout），请人工核对"
+    assert feishu[0] == "整个回答\n  • 模型审核没有给出结论（超时），请人工核对"
 
 
 def test_a_draft_with_many_bad_sentences_stays_within_the_card_and_counts_the_rest() -> None:

@@ -148,6 +148,24 @@ async def test_a_judge_reply_is_bounded_and_a_cut_one_sends_the_answer_to_review
     assert request.params["max_completion_tokens"] == 64
 
 
+@pytest.mark.parametrize(
+    ("reply", "reason"),
+    [
+        (Reply("我觉得大体没问题，" * 20), "回复在 token 上限处被截断"),
+        ("我觉得大体没问题。", "回复不是约定的 JSON"),
+    ],
+)
+async def test_a_chinese_askers_card_says_in_chinese_why_the_judge_gave_no_verdict(
+    openai_server: FakeOpenAIServer, reply: str | Reply, reason: str
+) -> None:
+    openai_server.script(reply)
+    judge = judge_from_settings(_judge_settings(openai_server, "64"))
+    assert judge is not None
+    outcome = await judge.review(FAITHFUL, [make_hit(SOURCE)], language="zh")
+    [problem] = outcome.problems
+    assert problem.message == f"模型审核没有给出结论（{reason}），请人工核对"
+
+
 async def test_the_bound_is_the_judges_only_answers_are_not_cut(
     openai_server: FakeOpenAIServer,
 ) -> None:
