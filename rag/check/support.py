@@ -29,6 +29,7 @@ from itertools import accumulate
 
 import jieba
 
+from rag.check.numbers import ZH_NUMERALS
 from rag.language import Language
 from rag.reading import GENERIC_ZH, english_stems, sentence_pieces, words
 
@@ -52,8 +53,6 @@ _EN_FUNCTION_WORDS = frozenset(
     one ones it's that's there's can't don't doesn't isn't aren't won't wouldn't shouldn't"""
     )
 )
-_ZH_NUMERALS = frozenset("零〇一二两三四五六七八九十百千万亿")
-"""Words with these are numbers: the number rule reads them (百分之五 against "5%")."""
 _ZH_QUALIFIERS = frozenset(
     words("不到 超过 以上 以下 左右 大约 至少 最多 不少 之内 以内 起来 出来")
 )
@@ -73,7 +72,8 @@ def _zh_words(text: str) -> frozenset[str]:
         for word in (_fold(word) for word in jieba.lcut(text))
         if len(word) >= 2
         and all(char.isalpha() for char in word)
-        and not _ZH_NUMERALS.intersection(word)
+        # a word with a numeral is a number: the number rule reads it (百分之五 against "5%")
+        and not any(char in ZH_NUMERALS for char in word)
         and word not in GENERIC_ZH
         and word not in _ZH_QUALIFIERS
         and word not in _EN_FUNCTION_WORDS
