@@ -20,6 +20,11 @@ jieba.setLogLevel(logging.WARNING)  # it logs its dictionary loading at DEBUG to
 
 ZH_NAME_TAGS = frozenset({"nr", "nrfg", "nrt", "ns", "nt", "nz"})
 """jieba's tags for proper nouns: people, places, organisations, other names."""
+OPPOSITES = ("东西", "南北", "新旧", "中西")
+"""Pairs of opposites that jieba's dictionary tags as places. A word made of them is an
+ordinary word, never a name: 东西 is "things" (请把东西带好), 新旧 "new and old", 中西
+"Chinese and Western", 南北 and 东西南北 directions. (中东, 东北 and other regions are not
+pairs of opposites and stay names.)"""
 MIN_ZH_NAME_CHARS = 2
 """One-character "names" are mostly tagging noise (姓 alone, 京 in a compound)."""
 MIN_ZH_PERSON_CHARS = 3
@@ -70,7 +75,7 @@ def zh_names(text: str, *, guess: bool = True) -> tuple[ZhName, ...]:
     tokens = jieba.posseg.lcut(text, HMM=guess)
     at = index = 0
     while index < len(tokens):
-        if tokens[index].flag not in ZH_NAME_TAGS:
+        if tokens[index].flag not in ZH_NAME_TAGS or _opposites(tokens[index].word):
             at += len(tokens[index].word)
             index += 1
             continue
@@ -108,6 +113,12 @@ def _untangled(name: ZhName) -> ZhName | None:
         return None
     start = name.start + name.text.index(text)
     return ZhName(text, start, start + len(text), name.flag)
+
+
+def _opposites(word: str) -> bool:
+    """Whether ``word`` is made of :data:`OPPOSITES` only (东西, 东西南北)."""
+    pairs = [word[i : i + 2] for i in range(0, len(word), 2)]
+    return len(word) % 2 == 0 and all(pair in OPPOSITES for pair in pairs)
 
 
 def _person(flag: str) -> bool:

@@ -139,6 +139,14 @@ def test_a_transliterated_name_is_named_whole_where_jieba_cuts_it() -> None:
     assert [name.text for name in zh_names("经理张伟里面说了。")] == ["张伟"]
 
 
+def test_pairs_of_opposites_jieba_tags_as_places_are_words_not_names() -> None:
+    """jieba tags 东西 ("things"), 新旧, 中西, 南北 and 东西南北 as places (ns)."""
+    grounds = Grounds(["下课后请检查随身物品，离开教室前关好门窗。新老学员的学费标准相同。"])
+    for sentence in ("离开教室前请把东西带好。", "新旧学员学费相同。", "中西结合，东西南北都有。"):
+        assert missing_names(sentence, "zh", grounds) == [], sentence
+    assert missing_names("中东和东北的学员学费相同。", "zh", grounds) == ["中东", "东北"]
+
+
 @pytest.mark.parametrize(
     ("sentence", "source"),
     [
