@@ -16,15 +16,12 @@ from functools import lru_cache
 import jieba
 import jieba.posseg
 
+from rag.check.zh_common_words import ZH_COMMON_WORDS
+
 jieba.setLogLevel(logging.WARNING)  # it logs its dictionary loading at DEBUG to stderr
 
 ZH_NAME_TAGS = frozenset({"nr", "nrfg", "nrt", "ns", "nt", "nz"})
 """jieba's tags for proper nouns: people, places, organisations, other names."""
-OPPOSITES = ("东西", "南北", "新旧", "中西")
-"""Pairs of opposites that jieba's dictionary tags as places. A word made of them is an
-ordinary word, never a name: 东西 is "things" (请把东西带好), 新旧 "new and old", 中西
-"Chinese and Western", 南北 and 东西南北 directions. (中东, 东北 and other regions are not
-pairs of opposites and stay names.)"""
 MIN_ZH_NAME_CHARS = 2
 """One-character "names" are mostly tagging noise (姓 alone, 京 in a compound)."""
 MIN_ZH_PERSON_CHARS = 3
@@ -75,7 +72,7 @@ def zh_names(text: str, *, guess: bool = True) -> tuple[ZhName, ...]:
     tokens = jieba.posseg.lcut(text, HMM=guess)
     at = index = 0
     while index < len(tokens):
-        if tokens[index].flag not in ZH_NAME_TAGS or _opposites(tokens[index].word):
+        if tokens[index].flag not in ZH_NAME_TAGS or _ordinary(tokens[index].word):
             at += len(tokens[index].word)
             index += 1
             continue
@@ -97,6 +94,31 @@ def zh_names(text: str, *, guess: bool = True) -> tuple[ZhName, ...]:
     return tuple(names)
 
 
+NAME_ENDINGS = (
+    *"院部局会委厅所署办府处司社党军队团馆校",  # organisations
+    *("公司", "集团", "银行", "中心", "大学", "学院"),
+    *"国省市县区州镇村乡岛山河湖江海洋路街门城港湾宫寺庙桥站园",  # places
+    *"杯教",  # cups, religions
+)
+"""Endings of organisations, places, cups and religions (国务院, 外交部, 人民政府, 联合国,
+世界杯, 基督教): a compound that ends so is a name even when its parts are ordinary words."""
+
+
+def _ordinary(word: str) -> bool:
+    """Whether a word jieba tags as a name is an ordinary word after all: a known one
+    (:data:`ZH_COMMON_WORDS`: 福利, 日志, 本科生), or a compound of ordinary words with no
+    name's ending (统一安排 = 统一 + 安排, 普通员工, 现代医学; but 北京大学 has 北京 in it and
+    国务院 ends as an organisation does). jieba's dictionary tags such phrases nt / nz /
+    ns, one tag a word; its parts are read from its own dictionary."""
+    if word in ZH_COMMON_WORDS:
+        return True
+    parts = [part for part in jieba.cut_for_search(word) if part != word and len(part) >= 2]
+    if not parts or word.endswith(NAME_ENDINGS):
+        return False  # an atomic word: its tag is all there is to go by
+    tags = jieba.posseg.dt.word_tag_tab
+    return not any(tags.get(part) in ZH_NAME_TAGS and part not in ZH_COMMON_WORDS for part in parts)
+
+
 _GRAMMAR = "之的地得了着过是在和与及或按以为对把被从向所"
 """Function characters. A person jieba guessed (a word not in its dictionary) may have taken
 one in from a neighbouring word ("王蔷与" in "王蔷与斯齐亚沃尼"); with one inside it is a cut
@@ -113,12 +135,6 @@ def _untangled(name: ZhName) -> ZhName | None:
         return None
     start = name.start + name.text.index(text)
     return ZhName(text, start, start + len(text), name.flag)
-
-
-def _opposites(word: str) -> bool:
-    """Whether ``word`` is made of :data:`OPPOSITES` only (东西, 东西南北)."""
-    pairs = [word[i : i + 2] for i in range(0, len(word), 2)]
-    return len(word) % 2 == 0 and all(pair in OPPOSITES for pair in pairs)
 
 
 def _person(flag: str) -> bool:
