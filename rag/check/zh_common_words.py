@@ -6,8 +6,9 @@ name's tag: 福利 ("welfare") and 日志 ("log") are places (``ns``), 普通 ("
 organisation (``nt``). An answer that paraphrases its source with one of them ("普通员工" for
 the source's "一般员工") was sent to review for naming a place or organisation the source
 lacks. These are the ordinary words among the 300 most frequent dictionary words of each of
-those tags, read one by one; languages (英语, 法语), peoples, religions, events, brands and
-real places stay names, since writing the wrong one is an error a reviewer must see.
+those tags and the 150 most frequent people (``nr``) of three characters or more (青少年,
+老太太), read one by one. Languages (英语, 法语), peoples, religions, events, brands and real
+places stay names: writing the wrong one is an error a reviewer must see.
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ ZH_COMMON_WORDS = frozenset(
         国宝 鲤鱼 神通 双打 农田水利 新闻网 登记日 乾坤 波浪 防腐剂 新路 联谊 竹林 革命战争
         珍宝 世界观 革命党 美观 恐龙 卷宗 藏书 英雄好汉 管教 神经元 福星 大厨 新字 抗辐射
         喜讯 和平共处 民族自治 反革命 中轴线
+        """
+        # tagged nr (people)
+        """
+        老太太 小姑娘 青少年 维生素 黄金周 望远镜 花岗岩 汉白玉 杜鹃花 贡献者 立法权 古建筑
+        皇太后 大展宏图 封建王朝 博大精深 须弥座 布政使 西向东
         """
         # tagged nt (organisations)
         """

@@ -72,7 +72,8 @@ def zh_names(text: str, *, guess: bool = True) -> tuple[ZhName, ...]:
     tokens = jieba.posseg.lcut(text, HMM=guess)
     at = index = 0
     while index < len(tokens):
-        if tokens[index].flag not in ZH_NAME_TAGS or _ordinary(tokens[index].word):
+        token = tokens[index]
+        if token.flag not in ZH_NAME_TAGS or _ordinary(token.word, token.flag):
             at += len(tokens[index].word)
             index += 1
             continue
@@ -104,14 +105,18 @@ NAME_ENDINGS = (
 世界杯, 基督教): a compound that ends so is a name even when its parts are ordinary words."""
 
 
-def _ordinary(word: str) -> bool:
+def _ordinary(word: str, flag: str) -> bool:
     """Whether a word jieba tags as a name is an ordinary word after all: a known one
-    (:data:`ZH_COMMON_WORDS`: 福利, 日志, 本科生), or a compound of ordinary words with no
-    name's ending (统一安排 = 统一 + 安排, 普通员工, 现代医学; but 北京大学 has 北京 in it and
-    国务院 ends as an organisation does). jieba's dictionary tags such phrases nt / nz /
-    ns, one tag a word; its parts are read from its own dictionary."""
+    (:data:`ZH_COMMON_WORDS`: 福利, 日志, 本科生, 青少年), or a place, organisation or other
+    name that is a compound of ordinary words with no name's ending (统一安排 = 统一 + 安排,
+    普通员工, 现代医学; but 北京大学 has 北京 in it and 国务院 ends as an organisation does).
+    jieba's dictionary tags such phrases nt / nz / ns, one tag a word; its parts are read
+    from its own dictionary. A person's name is made of ordinary words too (李自成, 王国生),
+    so for people only the list counts."""
     if word in ZH_COMMON_WORDS:
         return True
+    if _person(flag):
+        return False
     parts = [part for part in jieba.cut_for_search(word) if part != word and len(part) >= 2]
     if not parts or word.endswith(NAME_ENDINGS):
         return False  # an atomic word: its tag is all there is to go by

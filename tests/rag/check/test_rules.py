@@ -150,6 +150,7 @@ def test_a_transliterated_name_is_named_whole_where_jieba_cuts_it() -> None:
         "新员工的档案由公安局统一管理。",  # 公安局 "police bureau": nt
         "普通员工的年假由人事部门统一安排。",  # 普通员工, 统一安排: nt, of ordinary words
         "这是现代医学的常识。",  # 现代医学: nt, 现代 + 医学
+        "青少年和老太太都可以报名。",  # nr
     ],
 )
 def test_ordinary_words_jieba_tags_as_names_are_not_names(sentence: str) -> None:
@@ -162,6 +163,8 @@ def test_places_and_organisations_are_still_names() -> None:
     sentence = "中东、东北和上海的员工由国务院统一安排年假，北京大学的也是。"
     expected = ["中东", "东北", "上海", "国务院", "北京大学"]  # 国务院: 国务 + an ending
     assert missing_names(sentence, "zh", grounds) == expected
+    # a person's name is made of ordinary words too: 李 + 自成, 王 + 国生
+    assert missing_names("李自成和王国生都报了名。", "zh", grounds) == ["李自成", "王国生"]
 
 
 @pytest.mark.parametrize(
