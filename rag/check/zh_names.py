@@ -116,7 +116,7 @@ def _ordinary(word: str, flag: str) -> bool:
     if word in ZH_COMMON_WORDS:
         return True
     if _person(flag):
-        return False
+        return _not_a_person(word)
     parts = [part for part in jieba.cut_for_search(word) if part != word and len(part) >= 2]
     if not parts or word.endswith(NAME_ENDINGS):
         return False  # an atomic word: its tag is all there is to go by
@@ -140,6 +140,18 @@ def _untangled(name: ZhName) -> ZhName | None:
         return None
     start = name.start + name.text.index(text)
     return ZhName(text, start, start + len(text), name.flag)
+
+
+ABSTRACT_ENDINGS = tuple("性化率度型式者")
+"""Endings of abstract nouns (安全性, 智能化, 贡献者), which jieba's dictionary often tags as
+people; Chinese given names hardly end so."""
+
+
+def _not_a_person(word: str) -> bool:
+    """Whether a word jieba's dictionary tags as a person is an abstract noun by its ending.
+    (Length says nothing: 伊万诺夫 and 约翰内斯堡 are names, 建立健全 is not.) Names jieba
+    guessed are left to :func:`_untangled`."""
+    return jieba.get_FREQ(word) is not None and word.endswith(ABSTRACT_ENDINGS)
 
 
 def _person(flag: str) -> bool:

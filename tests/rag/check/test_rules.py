@@ -151,6 +151,7 @@ def test_a_transliterated_name_is_named_whole_where_jieba_cuts_it() -> None:
         "普通员工的年假由人事部门统一安排。",  # 普通员工, 统一安排: nt, of ordinary words
         "这是现代医学的常识。",  # 现代医学: nt, 现代 + 医学
         "青少年和老太太都可以报名。",  # nr
+        "系统的安全性和智能化都提高了。",  # nr: abstract nouns by their endings
     ],
 )
 def test_ordinary_words_jieba_tags_as_names_are_not_names(sentence: str) -> None:
@@ -165,6 +166,8 @@ def test_places_and_organisations_are_still_names() -> None:
     assert missing_names(sentence, "zh", grounds) == expected
     # a person's name is made of ordinary words too: 李 + 自成, 王 + 国生
     assert missing_names("李自成和王国生都报了名。", "zh", grounds) == ["李自成", "王国生"]
+    # a name jieba guessed is a name even with an abstract noun's ending
+    assert missing_names("经理王建化报了名。", "zh", grounds) == ["王建化"]
 
 
 @pytest.mark.parametrize(
