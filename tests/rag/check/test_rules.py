@@ -152,6 +152,7 @@ def test_a_transliterated_name_is_named_whole_where_jieba_cuts_it() -> None:
         "这是现代医学的常识。",  # 现代医学: nt, 现代 + 医学
         "青少年和老太太都可以报名。",  # nr
         "系统的安全性和智能化都提高了。",  # nr: abstract nouns by their endings
+        "坐巴士到公司入口。",  # 巴士 "bus", 入口 "entrance": ns
     ],
 )
 def test_ordinary_words_jieba_tags_as_names_are_not_names(sentence: str) -> None:
