@@ -74,7 +74,7 @@ def zh_names(text: str, *, guess: bool = True) -> tuple[ZhName, ...]:
     while index < len(tokens):
         token = tokens[index]
         if token.flag not in ZH_NAME_TAGS or _ordinary(token.word, token.flag):
-            at += len(tokens[index].word)
+            at += len(token.word)
             index += 1
             continue
         start, flag = at, tokens[index].flag
@@ -112,9 +112,12 @@ def _ordinary(word: str, flag: str) -> bool:
     普通员工, 现代医学; but 北京大学 has 北京 in it and 国务院 ends as an organisation does).
     jieba's dictionary tags such phrases nt / nz / ns, one tag a word; its parts are read
     from its own dictionary. A person's name is made of ordinary words too (李自成, 王国生),
-    so for people only the list counts."""
+    so for people only the list and :func:`_not_a_person` count; names jieba guessed (not in
+    its dictionary) are names."""
     if word in ZH_COMMON_WORDS:
         return True
+    if jieba.get_FREQ(word) is None:
+        return False  # a name jieba guessed: its tag is its own reading, not a dictionary's
     if _person(flag):
         return _not_a_person(word)
     parts = [part for part in jieba.cut_for_search(word) if part != word and len(part) >= 2]
@@ -151,7 +154,7 @@ def _not_a_person(word: str) -> bool:
     """Whether a word jieba's dictionary tags as a person is an abstract noun by its ending.
     (Length says nothing: 伊万诺夫 and 约翰内斯堡 are names, 建立健全 is not.) Names jieba
     guessed are left to :func:`_untangled`."""
-    return jieba.get_FREQ(word) is not None and word.endswith(ABSTRACT_ENDINGS)
+    return word.endswith(ABSTRACT_ENDINGS)
 
 
 def _person(flag: str) -> bool:
