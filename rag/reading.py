@@ -2,8 +2,9 @@
 
 One reader for the three places that read text, so they agree on what a sentence and a term is:
 
-- search (:mod:`rag.search.lexical`) indexes :func:`features` — characters and bigrams of CJK
-  runs, lowercased words (English ones as their :func:`english_stems`);
+- search (:mod:`rag.search.lexical`) indexes :func:`search_terms` — the :func:`features`
+  (characters and bigrams of CJK runs, lowercased words) with English words as their
+  :func:`english_stems`;
 - the offline answerer (:mod:`rag.generate.extractive`) quotes the :func:`sentence_pieces` of
   a source and scores them by :func:`match_terms` shared with the question;
 - the checker (:mod:`rag.check.answer_text`) splits an answer with the same
@@ -60,6 +61,17 @@ def features(text: str) -> list[str]:
         else:
             found.extend(run)
             found.extend(run[i : i + 2] for i in range(len(run) - 1))
+    return found
+
+
+def search_terms(text: str) -> list[str]:
+    """What search indexes: :func:`features` with English words reduced to their
+    :func:`english_stems`, so that "How often must I change my password?" meets "Passwords
+    are changed only when …"."""
+    found = features(text)
+    english = [i for i, feature in enumerate(found) if feature.isascii() and feature.isalpha()]
+    for i, stem in zip(english, english_stems(found[i] for i in english), strict=True):
+        found[i] = stem
     return found
 
 

@@ -4,7 +4,9 @@ jieba tags people (``nr``, ``nrfg``, ``nrt``), places (``ns``), organisations (`
 proper nouns (``nz``). It cuts a person's transliterated name into pieces ("施泰因" + "迈尔",
 "弗拉德" + "里" + "希"); a reviewer must see the whole name the answer wrote, so a person's
 tagged parts are joined, and a name made only of transliteration characters runs on over the
-single ones of them that jieba left untagged after it.
+single ones of them that jieba left untagged after it. Its dictionary also tags many everyday
+words as names (福利 a place, 普通员工 an organisation, 安全性 a person); those are left out
+(:func:`_ordinary`), here where every rule that reads names gets them.
 """
 
 from __future__ import annotations
@@ -64,7 +66,8 @@ def zh_names(text: str, *, guess: bool = True) -> tuple[ZhName, ...]:
     """The names in ``text``: jieba's name-tagged words, a person's parts joined ("施泰因" +
     "迈尔"), with a transliterated person's name carried on over the single characters jieba
     cut off its end ("弗拉德" + "里" + "希": a reviewer must see the whole name written), and a
-    guessed person cut back to the name or left out (:func:`_untangled`).
+    guessed person cut back to the name or left out (:func:`_untangled`); ordinary words the
+    dictionary tags as names are not names (:func:`_ordinary`).
 
     ``guess``: with jieba's HMM for words not in its dictionary (about 4x the time).
     """

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rag.reading import features
-from rag.search.lexical import LexicalIndex, terms
+from rag.reading import features, search_terms
+from rag.search.lexical import LexicalIndex
 
 TEXTS = [
     "退费手续费为可退金额的 5%，最低 50 元。",
@@ -25,13 +25,13 @@ def test_full_width_and_case_are_folded() -> None:
 
 def test_english_words_meet_their_inflections() -> None:
     """ "change my password" is what "Passwords are changed" says: stems, not spellings."""
-    assert terms("Passwords are changed") == ["password", "are", "chang"]
-    assert terms("change my password") == ["chang", "my", "password"]
+    assert search_terms("Passwords are changed") == ["password", "are", "chang"]
+    assert search_terms("change my password") == ["chang", "my", "password"]
     index = LexicalIndex([*TEXTS, "Passwords are changed only when there is a reason."])
     scores = index.scores("How often must I change my password?")
     assert int(np.argmax(scores.coverage)) == len(TEXTS)
     assert float(scores.coverage[len(TEXTS)]) > 0.1  # spelled as written, it shared no word
-    assert terms("退费 VPN") == ["退", "费", "退费", "vpn"]  # CJK and codes untouched
+    assert search_terms("退费 VPN") == ["退", "费", "退费", "vpn"]  # CJK and codes untouched
 
 
 def test_bm25_ranks_the_text_sharing_the_rare_terms_first() -> None:
