@@ -33,9 +33,9 @@ from rag.cache.answers import AnswerCache, MemoryCache
 from rag.cache.redis_backend import RedisCache
 from rag.generate.extractive import ExtractiveChatModel
 from rag.generate.llm import Generator
-from rag.ingest.build import index_documents
 from rag.ingest.loaders import load_folder
 from rag.pipeline import Pipeline
+from rag.search.build import index_documents
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.index import Index
 

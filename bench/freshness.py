@@ -58,7 +58,7 @@ from bench.slack_load import (  # noqa: E402
     start_bot,
     stop,
 )
-from rag.ingest.build import load_or_build  # noqa: E402
+from rag.search.build import load_or_build  # noqa: E402
 from rag.search.embeddings import E5Embeddings  # noqa: E402
 
 DATA = next(

@@ -26,7 +26,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from rag.cli.eval_data import load_corpus, load_queries
-from rag.ingest.build import index_documents
+from rag.search.build import index_documents
 from rag.search.embeddings import CachedEmbeddings, E5Embeddings, HashingEmbeddings
 from rag.search.gate import GateModel, Standard, gate_for
 from rag.search.lexical import LexicalIndex

@@ -31,7 +31,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from rag.chunks import Chunk
-from rag.ingest.build import load_or_build
+from rag.search.build import load_or_build
 from rag.search.embeddings import E5Embeddings
 from rag.search.index import Index
 

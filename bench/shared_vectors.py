@@ -32,11 +32,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rag.cache.breaker import GuardedRedis  # noqa: E402
-from rag.ingest.build import load_or_build  # noqa: E402
-from rag.ingest.shared_vectors import decode  # noqa: E402
-from rag.ingest.sharing import Sharing, index_vectors  # noqa: E402
+from rag.search.build import load_or_build  # noqa: E402
 from rag.search.embeddings import HashingEmbeddings  # noqa: E402
+from rag.serving.shared_vectors import decode  # noqa: E402
+from rag.serving.sharing import Sharing, index_vectors  # noqa: E402
+from rag.storage.redis_guard import GuardedRedis  # noqa: E402
 
 DATA = next(
     (up / "shared" / "data" / "cmrc2018-trial" for up in ROOT.parents if (up / "shared").is_dir()),

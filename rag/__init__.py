@@ -2,14 +2,21 @@
 
 The path of a question, one sub-package per stage::
 
-    ingest/    documents -> passages (loaders, formats, splitter) and the index build
-    search/    lexical + dense search, rank fusion, the refusal gate and its calibration
+    ingest/    files -> passages (loaders, formats, splitter)
+    search/    the index (its build and manifest), lexical + dense search, rank fusion, the
+               refusal gate and its calibration
     generate/  prompt, chat model (offline extractive answerer or OpenAI-compatible, retried)
     check/     the citation checker: references, claims, numbers, arithmetic, recited rules
-    cache/     answer cache (in-process or Redis), single-flight, reviewed and withdrawn answers
+    cache/     the answer cache (in-process or Redis) and its single-flight
+    reviewed/  answers a person approved, edited, rejected or withdrew, reused before the cache
     feedback/  people's votes on answers (👍 / 👎 and what was wrong), for the bot and the report
     scopes/    who may see which documents: SCOPES_FILE, globs, scope sets and their keys
     pipeline   reviewed? -> cache -> retrieve -> gate -> generate -> check -> result
+
+Beside the path: ``serving/`` keeps a pipeline live in a long-running process (the served
+index, refresh, background builds, coordination and shared vectors between processes);
+``storage/`` is what every part that keeps something outside the process stands on (the guarded
+Redis client, versioned records, JSON lines kept for RETENTION_DAYS).
 
 The edges (``bot/``, ``python -m rag``) import what they need from this module only. Names are
 loaded on first use, so ``import rag`` stays cheap for a settings error or ``rag cache stats``.
@@ -23,33 +30,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rag.assemble import (
         build_pipeline as build_pipeline,
-    )
-    from rag.cache.answers import (
-        answer_hash as answer_hash,
-    )
-    from rag.cache.breaker import (
-        GuardedRedis as GuardedRedis,
-    )
-    from rag.cache.breaker import (
-        RedisUnavailable as RedisUnavailable,
-    )
-    from rag.cache.breaker import (
-        guarded as guarded,
-    )
-    from rag.cache.reviewed import (
-        ChunkSource as ChunkSource,
-    )
-    from rag.cache.reviewed import (
-        RedisStore as RedisStore,
-    )
-    from rag.cache.reviewed import (
-        ReviewedAnswers as ReviewedAnswers,
-    )
-    from rag.cache.reviewed import (
-        ReviewedSource as ReviewedSource,
-    )
-    from rag.cache.reviewed import (
-        question_digest as question_digest,
     )
     from rag.chunks import (
         Chunk as Chunk,
@@ -81,17 +61,11 @@ if TYPE_CHECKING:
     from rag.generate.llm import (
         GenerationError as GenerationError,
     )
-    from rag.ingest.refresh import (
-        Refresher as Refresher,
-    )
     from rag.language import (
         Language as Language,
     )
     from rag.language import (
         detect_language as detect_language,
-    )
-    from rag.live import (
-        LivePipeline as LivePipeline,
     )
     from rag.messages import (
         model_failure_text as model_failure_text,
@@ -126,14 +100,8 @@ if TYPE_CHECKING:
     from rag.progress import (
         Stage as Stage,
     )
-    from rag.records import (
-        Record as Record,
-    )
-    from rag.records import (
-        check_version as check_version,
-    )
-    from rag.records import (
-        validation_error as validation_error,
+    from rag.questions import (
+        question_digest as question_digest,
     )
     from rag.report.records import (
         ReviewRecord as ReviewRecord,
@@ -168,6 +136,21 @@ if TYPE_CHECKING:
     from rag.results import (
         Unverified as Unverified,
     )
+    from rag.results import (
+        answer_hash as answer_hash,
+    )
+    from rag.reviewed.answers import (
+        ChunkSource as ChunkSource,
+    )
+    from rag.reviewed.answers import (
+        RedisStore as RedisStore,
+    )
+    from rag.reviewed.answers import (
+        ReviewedAnswers as ReviewedAnswers,
+    )
+    from rag.reviewed.answers import (
+        ReviewedSource as ReviewedSource,
+    )
     from rag.scopes.file import (
         ScopesFile as ScopesFile,
     )
@@ -189,7 +172,13 @@ if TYPE_CHECKING:
     from rag.scopes.sets import (
         ScopeSet as ScopeSet,
     )
-    from rag.serve import (
+    from rag.serving.live import (
+        LivePipeline as LivePipeline,
+    )
+    from rag.serving.refresh import (
+        Refresher as Refresher,
+    )
+    from rag.serving.serve import (
         serve_pipeline as serve_pipeline,
     )
     from rag.settings import (
@@ -204,18 +193,36 @@ if TYPE_CHECKING:
     from rag.settings import (
         secret as secret,
     )
+    from rag.storage.records import (
+        Record as Record,
+    )
+    from rag.storage.records import (
+        check_version as check_version,
+    )
+    from rag.storage.records import (
+        validation_error as validation_error,
+    )
+    from rag.storage.redis_guard import (
+        GuardedRedis as GuardedRedis,
+    )
+    from rag.storage.redis_guard import (
+        RedisUnavailable as RedisUnavailable,
+    )
+    from rag.storage.redis_guard import (
+        guarded as guarded,
+    )
 
 _HOME = {
     "build_pipeline": "rag.assemble",
-    "answer_hash": "rag.cache.answers",
-    "GuardedRedis": "rag.cache.breaker",
-    "RedisUnavailable": "rag.cache.breaker",
-    "guarded": "rag.cache.breaker",
-    "ChunkSource": "rag.cache.reviewed",
-    "RedisStore": "rag.cache.reviewed",
-    "ReviewedAnswers": "rag.cache.reviewed",
-    "ReviewedSource": "rag.cache.reviewed",
-    "question_digest": "rag.cache.reviewed",
+    "answer_hash": "rag.results",
+    "GuardedRedis": "rag.storage.redis_guard",
+    "RedisUnavailable": "rag.storage.redis_guard",
+    "guarded": "rag.storage.redis_guard",
+    "ChunkSource": "rag.reviewed.answers",
+    "RedisStore": "rag.reviewed.answers",
+    "ReviewedAnswers": "rag.reviewed.answers",
+    "ReviewedSource": "rag.reviewed.answers",
+    "question_digest": "rag.questions",
     "Chunk": "rag.chunks",
     "MAX_NOTE_CHARS": "rag.feedback.votes",
     "VoteRecord": "rag.feedback.votes",
@@ -233,15 +240,15 @@ _HOME = {
     "MAX_QUESTION_CHARS": "rag.pipeline",
     "Pipeline": "rag.pipeline",
     "Withdrawal": "rag.pipeline",
-    "Refresher": "rag.ingest.refresh",
-    "LivePipeline": "rag.live",
+    "Refresher": "rag.serving.refresh",
+    "LivePipeline": "rag.serving.live",
     "Problem": "rag.problems",
     "ProblemRecord": "rag.problems",
     "SentenceProblems": "rag.problems",
     "by_sentence": "rag.problems",
-    "Record": "rag.records",
-    "check_version": "rag.records",
-    "validation_error": "rag.records",
+    "Record": "rag.storage.records",
+    "check_version": "rag.storage.records",
+    "validation_error": "rag.storage.records",
     "Progress": "rag.progress",
     "Stage": "rag.progress",
     "ReviewRecord": "rag.report.records",
@@ -262,7 +269,7 @@ _HOME = {
     "EVERYTHING": "rag.scopes.sets",
     "ScopeCatalog": "rag.scopes.sets",
     "ScopeSet": "rag.scopes.sets",
-    "serve_pipeline": "rag.serve",
+    "serve_pipeline": "rag.serving.serve",
     "EdgeSettings": "rag.settings",
     "Settings": "rag.settings",
     "SettingsError": "rag.settings",

@@ -13,18 +13,18 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from rag.cache.answers import AnswerCache, MemoryCache
-from rag.cache.breaker import GuardedRedis
 from rag.cache.redis_backend import RedisCache
-from rag.cache.reviewed import ReviewedAnswers
 from rag.check.judge import ModelJudge
 from rag.generate.llm import Generator, chat_model
 from rag.generate.retry import RetryPolicy
-from rag.ingest.build import BuildReport, load_or_build
 from rag.pipeline import Pipeline
+from rag.reviewed.answers import ReviewedAnswers
 from rag.scopes.sets import ScopeCatalog
+from rag.search.build import BuildReport, load_or_build
 from rag.search.embeddings import embeddings_for
 from rag.search.index import Index
 from rag.settings import Settings, secret
+from rag.storage.redis_guard import GuardedRedis
 
 
 def embeddings_from_settings(settings: Settings) -> Embeddings | None:
@@ -115,7 +115,8 @@ def pipeline_around(
     reviewed: ReviewedAnswers | None = None,
     scopes: ScopeCatalog | None = None,
 ) -> Pipeline:
-    """The pipeline over an index already built (also by :func:`rag.serve.serve_pipeline`)."""
+    """The pipeline over an index already built (also by
+    :func:`rag.serving.serve.serve_pipeline`)."""
     min_score = settings.min_score if settings.min_score is not None else index.min_score
     return Pipeline(
         index=index,

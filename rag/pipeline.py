@@ -19,8 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from rag.cache.answers import AnswerCache, answer_hash, cache_key, question_digest
-from rag.cache.reviewed import ReviewedAnswers
+from rag.cache.answers import AnswerCache, cache_key
 from rag.check.judge import ModelJudge
 from rag.check.screen import screen
 from rag.check.support import warm_up
@@ -30,7 +29,9 @@ from rag.language import detect_language
 from rag.messages import refusal_text, withdrawn_problem
 from rag.problems import Problem
 from rag.progress import Progress, Stage
-from rag.results import Answer, Hit, Refusal, Result, Unverified
+from rag.questions import question_digest
+from rag.results import Answer, Hit, Refusal, Result, Unverified, answer_hash
+from rag.reviewed.answers import ReviewedAnswers
 from rag.scopes.sets import ALL_KEY, ScopeCatalog
 from rag.search.index import Index
 from rag.search.scoped import ScopedRows

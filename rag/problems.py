@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from pydantic import field_validator
 
-from rag.records import Record
+from rag.storage.records import Record
 
 KINDS = frozenset(
     {

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, cast
 
-from rag.chunks import Chunk
+from rag.chunks import Chunk, content_hash
 from rag.language import Language, detect_language
 from rag.markers import cited_numbers
 from rag.problems import Problem
@@ -115,3 +115,8 @@ class Unverified:
 
 
 Result = Answer | Refusal | Unverified
+
+
+def answer_hash(text: str) -> str:
+    """Which answer text a vote or a withdrawal is about (the same text cached or reviewed)."""
+    return content_hash(text.strip())

@@ -37,8 +37,8 @@ from pydantic import (
 from rag.chunks import Chunk
 from rag.language import Language
 from rag.problems import ProblemRecord
-from rag.records import Record, check_version, validation_error
 from rag.results import Answer, Hit, Provenance, Refusal, Result, Unverified
+from rag.storage.records import Record, check_version, validation_error
 
 VERSION = 1
 

@@ -14,7 +14,7 @@ from typing import TypeVar
 from redis.asyncio import Redis
 
 from rag.cache.answers import CacheStats, CacheUnavailable
-from rag.cache.breaker import REDIS_FAILURES, describe
+from rag.storage.redis_guard import REDIS_FAILURES, describe
 
 T = TypeVar("T")
 

@@ -16,7 +16,7 @@ takes over; a waiter that has waited ``max_wait_seconds`` computes anyway. When 
 result is not kept (an unverified draft, a failure), the next waiter computes its own.
 
 Redis faults — unreachable at start or mid-run, slow, erroring — never fail a question. The
-cache uses the process's one :class:`~rag.cache.breaker.GuardedRedis` (built at the edge and
+cache uses the process's one :class:`~rag.storage.redis_guard.GuardedRedis` (built at the edge and
 shared with dedupe, review state and reviewed answers; redis-py's own retries are off): every
 cache call is bounded by the cache's own short ``timeout_seconds`` (0.2 s overall, whatever the
 shared client's longer default), and a failure opens the one shared breaker that skips Redis
@@ -40,10 +40,10 @@ from redis.exceptions import LockError
 
 from rag.cache import redis_admin
 from rag.cache.answers import CachePolicy, CacheStats, Compute, served_from_cache, utc_now
-from rag.cache.breaker import Breaker, GuardedRedis, RedisUnavailable
 from rag.cache.codec import CodecError, decode, encode
 from rag.cache.singleflight import SingleFlight
 from rag.results import Result
+from rag.storage.redis_guard import Breaker, GuardedRedis, RedisUnavailable
 
 logger = logging.getLogger(__name__)
 

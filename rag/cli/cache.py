@@ -13,9 +13,9 @@ import json
 import sys
 
 from rag.cache.answers import CacheStats, CacheUnavailable
-from rag.cache.breaker import GuardedRedis
 from rag.cache.redis_backend import DEFAULT_PREFIX, RedisCache
 from rag.settings import Settings, secret
+from rag.storage.redis_guard import GuardedRedis
 
 IN_PROCESS = (
     "in-process cache: nothing persistent to {what} (REDIS_URL is unset; each process keeps "

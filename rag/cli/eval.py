@@ -24,9 +24,9 @@ from typing import Any
 from rag.assemble import embeddings_from_settings
 from rag.cli.eval_data import EvalInputError, Query, load_corpus, load_queries
 from rag.cli.scoping import add_scope_argument, chosen_scope
-from rag.ingest.build import index_documents
 from rag.results import Hit
 from rag.scopes.sets import EVERYTHING, ScopeSet, UnknownScope
+from rag.search.build import index_documents
 from rag.search.calibration import refusal_metrics
 from rag.search.embeddings import CachedEmbeddings
 from rag.search.index import Index

@@ -1,6 +1,6 @@
 """``python -m rag index [--docs DIR]``: build or refresh the persisted index, then summarise.
 
-Only new or changed files are split and embedded (see :func:`rag.ingest.build.load_or_build`); the
+Only new or changed files are split and embedded (see :func:`rag.search.build.load_or_build`); the
 summary says how many files were read and skipped (with why), how many chunks were embedded
 and how many vectors were reused, how long it took and the resulting index version.
 
@@ -8,7 +8,7 @@ With REDIS_URL set the command works as a bot process does: it reads vectors ano
 already computed instead of embedding them, shares the ones it computed, then announces the
 version, so bots on every machine serve it within seconds and embed nothing it embedded.
 
-It takes the build lock running bots take (:mod:`rag.ingest.coordination`), so it and a bot's
+It takes the build lock running bots take (:mod:`rag.serving.coordination`), so it and a bot's
 scan never embed one change twice: while a bot builds it waits, then builds incrementally from
 the vectors that build cached. Ctrl-C stops it at the next batch and frees the lock.
 """
@@ -25,14 +25,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from rag.assemble import embeddings_from_settings
-from rag.cache import breaker
-from rag.cache.breaker import GuardedRedis, RedisUnavailable, describe
-from rag.ingest.background import BackgroundBuilds, Watched
-from rag.ingest.build import BuildReport, load_or_build
-from rag.ingest.coordination import BuildLock, RedisAnnouncer, coordination
-from rag.ingest.sharing import Sharing
+from rag.search.build import BuildReport, load_or_build
 from rag.search.index import Index
+from rag.serving.background import BackgroundBuilds, Watched
+from rag.serving.coordination import BuildLock, RedisAnnouncer, coordination
+from rag.serving.sharing import Sharing
 from rag.settings import Settings, secret
+from rag.storage import redis_guard
+from rag.storage.redis_guard import GuardedRedis, RedisUnavailable, describe
 
 REDIS_SECONDS = 5.0
 """Connect, socket and per-command timeouts: a command line can wait longer than a question."""
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 def _breaker_quiet(*, verbose: bool) -> Iterator[None]:
     """This command says in one line what Redis trouble meant for it; the breaker's own
     warning (one per outage, right for a bot's log) would be a second line on the terminal."""
-    logger = logging.getLogger(breaker.__name__)
+    logger = logging.getLogger(redis_guard.__name__)
     level = logger.level
     if not verbose:
         logger.setLevel(logging.ERROR)

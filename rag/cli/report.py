@@ -22,16 +22,16 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from rag.assemble import embeddings_from_settings
-from rag.cache.breaker import RedisUnavailable
 from rag.feedback.stores import vote_store
 from rag.feedback.votes import VoteRecord
-from rag.ingest.manifest import MANIFEST_FILE
 from rag.report.page import render_page
 from rag.report.records import QuestionRecord, ReviewRecord
 from rag.report.render import as_csv, as_text
 from rag.report.store import record_store
 from rag.report.summary import build_report
+from rag.search.manifest import MANIFEST_FILE
 from rag.settings import Settings, secret
+from rag.storage.redis_guard import RedisUnavailable
 
 REDIS_TIMEOUT_SECONDS = 5.0
 _PERIOD = re.compile(r"^(\d+)([mhdw])$")

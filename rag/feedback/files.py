@@ -17,7 +17,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from rag.feedback.votes import VoteRecord, merged, parsed, with_note
-from rag.retained import RecordsFolder
+from rag.storage.retained import RecordsFolder
 
 VOTES_FILE = "votes.jsonl"
 

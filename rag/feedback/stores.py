@@ -6,9 +6,9 @@ from pathlib import Path
 
 from redis.asyncio import Redis
 
-from rag.cache.breaker import GuardedRedis
 from rag.feedback.files import FileVotes
 from rag.feedback.votes import MemoryVotes, RedisVotes, VoteStore
+from rag.storage.redis_guard import GuardedRedis
 
 
 def vote_store(

@@ -30,8 +30,8 @@ from cachetools import TTLCache
 from pydantic import BaseModel, ConfigDict, ValidationError
 from redis.asyncio import Redis
 
-from rag.cache.answers import normalize_question
-from rag.cache.breaker import GuardedRedis, RedisUnavailable
+from rag.questions import normalize_question
+from rag.storage.redis_guard import GuardedRedis, RedisUnavailable
 
 VOTE_FORMAT = 1
 DAY_SECONDS = 86400

@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from rag.cache.answers import normalize_question
+from rag.questions import normalize_question
 from rag.results import Answer, Refusal, Result
 
 RECORD_FORMAT = 1

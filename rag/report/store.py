@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 from redis.asyncio import Redis
 
 from rag.report.records import QuestionRecord, ReviewRecord
-from rag.retained import DAY_SECONDS, RecordsFolder
+from rag.storage.retained import DAY_SECONDS, RecordsFolder
 
 logger = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pydantic import ValidationError, field_validator
 
-from rag.records import Record, check_version, validation_error
+from rag.storage.records import Record, check_version, validation_error
 
 logger = logging.getLogger(__name__)
 

@@ -237,6 +237,6 @@ class CachedEmbeddings(Embeddings):
 
     def stored(self, keys: Sequence[str]) -> dict[str, np.ndarray[Any, np.dtype[np.float32]]]:
         """The cached vectors of ``keys`` (text hashes), as embedded: what is shared through
-        Redis (:mod:`rag.ingest.shared_vectors`)."""
+        Redis (:mod:`rag.serving.shared_vectors`)."""
         with self._lock:
             return {key: self._vectors[key] for key in keys if key in self._vectors}

@@ -22,7 +22,7 @@ lexical-only mode ranking by the gate loses to BM25 (answer Recall@1 0.926 vs 0.
 keeps ranking there.
 
 What is indexed is :attr:`Chunk.indexed_text` (title and heading path + passage); what is
-shown stays :attr:`Chunk.text`. :func:`rag.ingest.build.load_or_build` persists the index under
+shown stays :attr:`Chunk.text`. :func:`rag.search.build.load_or_build` persists the index under
 INDEX_DIR and rebuilds it incrementally.
 """
 

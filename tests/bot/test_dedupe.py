@@ -13,7 +13,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from bot.dedupe import Dedupe, event_key, message_key
-from rag.cache.breaker import GuardedRedis
+from rag.storage.redis_guard import GuardedRedis
 
 
 @pytest.fixture

@@ -21,9 +21,9 @@ from rag import GuardedRedis
 from rag.cache.answers import MemoryCache
 from rag.generate.extractive import ExtractiveChatModel
 from rag.generate.llm import Generator
-from rag.live import LivePipeline
 from rag.pipeline import Pipeline
 from rag.search.index import Index
+from rag.serving.live import LivePipeline
 from rag.settings import Settings
 from tests.fakes.slack_api import BOT_TOKEN, FakeSlackApi
 from tests.scenarios.harness import REVIEW_CHANNEL, SIGNING_SECRET, sample_index, threshold

@@ -15,12 +15,12 @@ from typing import TypeVar
 import pytest
 from redis.asyncio import Redis
 
-from rag.cache.breaker import GuardedRedis
 from rag.cli import index as index_cli
-from rag.ingest.build import load_or_build
-from rag.ingest.coordination import PREFIX, BuildLock, FileLock, coordination
+from rag.search.build import load_or_build
 from rag.search.embeddings import HashingEmbeddings
+from rag.serving.coordination import PREFIX, BuildLock, FileLock, coordination
 from rag.settings import Settings
+from rag.storage.redis_guard import GuardedRedis
 
 T = TypeVar("T")
 LOCK_KEY = f"{PREFIX}build-lock"

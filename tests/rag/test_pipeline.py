@@ -9,11 +9,11 @@ from rag.cache.answers import MemoryCache
 from rag.generate.llm import GenerationError, Generator
 from rag.generate.prompt import SYSTEM_RULES, parse_prompt
 from rag.generate.retry import RetryPolicy
-from rag.ingest.build import index_documents
 from rag.ingest.documents import SourceDocument
 from rag.messages import REFUSAL
 from rag.pipeline import Pipeline
 from rag.results import Answer, Refusal, Unverified
+from rag.search.build import index_documents
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.index import Index
 from tests.fakes.chat_model import ScriptedChatModel

@@ -7,15 +7,15 @@ from datetime import UTC, datetime
 import pytest
 
 from rag.cache.answers import MemoryCache
-from rag.cache.reviewed import ReviewedAnswers, ReviewedSource
 from rag.generate.llm import Generator
 from rag.generate.retry import RetryPolicy
-from rag.ingest.build import index_documents
 from rag.ingest.documents import SourceDocument
 from rag.pipeline import Pipeline
 from rag.results import Answer, Refusal, Unverified
+from rag.reviewed.answers import ReviewedAnswers, ReviewedSource
 from rag.scopes.globs import compile_glob
 from rag.scopes.sets import ALL_KEY, ScopeCatalog
+from rag.search.build import index_documents
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.index import Index
 from tests.fakes.chat_model import ScriptedChatModel

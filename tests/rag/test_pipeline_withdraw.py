@@ -11,13 +11,14 @@ from datetime import datetime
 import pytest
 from redis.asyncio import Redis
 
-from rag.cache.answers import AnswerCache, MemoryCache, answer_hash, question_digest
+from rag.cache.answers import AnswerCache, MemoryCache
 from rag.cache.redis_backend import RedisCache
-from rag.cache.reviewed import MemoryStore, RedisStore, ReviewedAnswers, sources_of
 from rag.messages import WITHDRAWN
 from rag.pipeline import Pipeline, Withdrawal
 from rag.progress import Stage
-from rag.results import Answer, Refusal, Unverified
+from rag.questions import question_digest
+from rag.results import Answer, Refusal, Unverified, answer_hash
+from rag.reviewed.answers import MemoryStore, RedisStore, ReviewedAnswers, sources_of
 from rag.search.index import Index
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.rag.test_pipeline import IN_KB, index, make_pipeline, threshold

@@ -23,10 +23,10 @@ from slack_sdk.signature import SignatureVerifier
 
 from rag.cache.answers import AnswerCache, MemoryCache
 from rag.cache.redis_backend import RedisCache
-from rag.cache.reviewed import ReviewedAnswers
 from rag.generate.llm import Generator
 from rag.generate.retry import RetryPolicy
 from rag.pipeline import Pipeline
+from rag.reviewed.answers import ReviewedAnswers
 from rag.search.index import Index
 from rag.settings import Settings
 from tests.fakes.handled import Handled

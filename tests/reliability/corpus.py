@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rag.ingest.build import index_documents
 from rag.ingest.documents import SourceDocument
+from rag.search.build import index_documents
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.index import Index
 

@@ -15,8 +15,8 @@ import pytest
 
 import rag.ingest.loaders
 from rag.assemble import build_index
-from rag.ingest.build import load_or_build
 from rag.ingest.loaders import LoadedFile
+from rag.search.build import load_or_build
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.index import Index
 from rag.settings import Settings

@@ -41,15 +41,15 @@ from bot.root.services import ClosablePipeline, Seams
 from bot.slack.client import RateLimitRetry
 from bot.slack.server import BOLT
 from rag.cache.answers import MemoryCache
-from rag.cache.reviewed import ReviewedAnswers
 from rag.generate.extractive import ExtractiveChatModel
 from rag.generate.llm import Generator
 from rag.generate.retry import RetryPolicy
-from rag.ingest.build import index_documents
 from rag.ingest.loaders import load_folder
 from rag.pipeline import Pipeline
+from rag.reviewed.answers import ReviewedAnswers
 from rag.scopes.file import read_scopes
 from rag.scopes.sets import ScopeCatalog
+from rag.search.build import index_documents
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.index import Index
 from rag.settings import Settings

@@ -23,12 +23,12 @@ from redis.asyncio import Redis
 from slack_sdk.signature import SignatureVerifier
 
 from rag.cache.answers import MemoryCache
-from rag.cache.reviewed import ReviewedAnswers
 from rag.generate.llm import Generator
 from rag.generate.retry import RetryPolicy
-from rag.ingest.build import index_documents
 from rag.ingest.documents import SourceDocument
 from rag.pipeline import Pipeline
+from rag.reviewed.answers import ReviewedAnswers
+from rag.search.build import index_documents
 from rag.search.embeddings import HashingEmbeddings
 from rag.settings import Settings
 from tests.fakes.chat_model import ScriptedChatModel

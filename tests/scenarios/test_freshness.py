@@ -24,10 +24,10 @@ from langchain_core.embeddings import Embeddings
 from redis.asyncio import Redis
 
 from rag import guarded, serve_pipeline
-from rag.cache.reviewed import ReviewedAnswers
-from rag.ingest.coordination import PREFIX
-from rag.ingest.refresh import index_builder
+from rag.reviewed.answers import ReviewedAnswers
 from rag.search.embeddings import HashingEmbeddings
+from rag.serving.coordination import PREFIX
+from rag.serving.refresh import index_builder
 from rag.settings import Settings, secret
 from tests.fakes.slack_api import FakeSlackApi
 from tests.scenarios.harness import (

@@ -17,10 +17,10 @@ from redis.asyncio import Redis
 
 from rag import guarded
 from rag.ingest.loaders import load_folder
-from rag.ingest.refresh import index_builder
-from rag.ingest.shared_vectors import SharedVectors
 from rag.ingest.splitter import Splitter
 from rag.search.embeddings import HashingEmbeddings
+from rag.serving.refresh import index_builder
+from rag.serving.shared_vectors import SharedVectors
 from tests.fakes.redis_server import OwnRedis
 from tests.fakes.slack_api import FakeSlackApi
 from tests.scenarios.harness import DOCS, RunningBot

@@ -10,8 +10,8 @@ from bot.review.desk import ReviewDesk
 from bot.review.records import Ticket
 from bot.review.state import ReviewState
 from bot.slack.limits import BUTTON_VALUE
-from rag.cache.reviewed import ReviewedAnswers
 from rag.results import Refusal
+from rag.reviewed.answers import ReviewedAnswers
 from tests.bot.review.test_desk import DRAFT, ORIGIN, _Index, _Platform
 
 HR = "hr+public@0a1b2c3d"

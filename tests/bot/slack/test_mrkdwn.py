@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.slack.mrkdwn import clean_question, escape, split_text, to_mrkdwn, unescape
-from rag.cache.answers import normalize_question
+from rag.questions import normalize_question
 
 
 def test_escapes_only_the_three_control_characters_ampersand_first() -> None:

@@ -10,15 +10,10 @@ from uuid import uuid4
 import pytest
 
 from rag.assemble import cache_from_settings, redis_from_settings
-from rag.cache.answers import (
-    AnswerCache,
-    MemoryCache,
-    cache_key,
-    normalize_question,
-    question_digest,
-)
+from rag.cache.answers import AnswerCache, MemoryCache, cache_key
 from rag.cache.redis_backend import RedisCache
 from rag.generate.llm import GenerationError
+from rag.questions import normalize_question, question_digest
 from rag.results import Answer
 from rag.settings import Settings
 from tests.rag.cache_fakes import CountingCompute, FakeClock, answer, refusal, unverified

@@ -14,9 +14,9 @@ import pytest
 from rag.cache.answers import AnswerCache, MemoryCache
 from rag.cache.redis_backend import RedisCache
 from rag.generate.llm import Generator
-from rag.ingest.build import index_documents
 from rag.ingest.documents import SourceDocument
 from rag.pipeline import Pipeline
+from rag.search.build import index_documents
 from rag.search.index import Index
 from tests.fakes.chat_model import ScriptedChatModel
 

@@ -60,7 +60,7 @@ async def test_answers_come_while_redis_is_killed_and_the_cache_resumes_after_re
     assert compute.calls == 1  # cached while up
 
     own_redis.kill()
-    with caplog.at_level(logging.INFO, logger="rag.cache.breaker"):
+    with caplog.at_level(logging.INFO, logger="rag.storage.redis_guard"):
         first_failure = await timed(cache, compute)
         skipped = [await timed(cache, compute) for _ in range(5)]
         clock.advance(6)  # the breaker probes again: still down, still quiet
@@ -109,7 +109,7 @@ async def test_a_slow_redis_times_out_within_the_socket_timeout(
     stall = asyncio.create_task(stalling)
     await asyncio.sleep(0.05)  # let the server start stalling
     compute = CountingCompute()
-    with caplog.at_level(logging.WARNING, logger="rag.cache.breaker"):
+    with caplog.at_level(logging.WARNING, logger="rag.storage.redis_guard"):
         elapsed = await timed(cache, compute)
     await stall
     await admin.aclose()
@@ -153,7 +153,7 @@ async def test_redis_hanging_mid_question_costs_that_question_one_timeout_at_mos
         return answer()
 
     started = time.perf_counter()
-    with caplog.at_level(logging.DEBUG, logger="rag.cache.breaker"):
+    with caplog.at_level(logging.DEBUG, logger="rag.storage.redis_guard"):
         result = await cache.get_or_compute(KEY, compute_while_redis_stalls)
     elapsed = time.perf_counter() - started
     await stalls[0]

@@ -18,10 +18,10 @@ from rag.cache.answers import MemoryCache
 from rag.check.judge import ModelJudge, judge_messages, parse_verdicts
 from rag.generate.llm import Generator
 from rag.generate.retry import RetryPolicy
-from rag.ingest.build import index_documents
 from rag.ingest.documents import SourceDocument
 from rag.pipeline import Pipeline
 from rag.results import Answer, Unverified
+from rag.search.build import index_documents
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.index import Index
 from rag.settings import Settings, SettingsError

@@ -15,7 +15,7 @@ from redis.asyncio import Redis
 from rag.feedback.files import FileVotes
 from rag.feedback.votes import MemoryVotes, RedisVotes, VoteRecord, VoteStore, question_key
 from rag.report.records import question_key as report_key
-from rag.retained import PRUNE_EVERY_SECONDS
+from rag.storage.retained import PRUNE_EVERY_SECONDS
 from tests.rag.cache_fakes import FakeClock
 
 QUESTION = "流利级的课程费是多少？"

@@ -7,8 +7,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from rag.ingest.build import index_documents
 from rag.ingest.documents import SourceDocument
+from rag.search.build import index_documents
 from rag.search.embeddings import E5Embeddings, HashingEmbeddings, embedder_identity
 from rag.search.gate import E5, HASHING, LEXICAL_ONLY, GateModel, Standard, gate_for
 

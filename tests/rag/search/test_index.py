@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from rag.ingest.build import index_documents, load_or_build
 from rag.ingest.documents import SourceDocument
-from rag.ingest.manifest import MANIFEST_FILE
 from rag.ingest.splitter import Splitter
+from rag.search.build import index_documents, load_or_build
 from rag.search.calibration import Calibration, save_calibration
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.gate import HASHING, LEXICAL_ONLY
 from rag.search.index import Index
+from rag.search.manifest import MANIFEST_FILE
 
 REFUND = SourceDocument(
     source="policies/refund.md",

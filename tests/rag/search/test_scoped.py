@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from rag.ingest.build import index_documents
 from rag.ingest.documents import SourceDocument
 from rag.scopes.globs import compile_glob
 from rag.scopes.sets import EVERYTHING, NOTHING, ScopeCatalog
+from rag.search.build import index_documents
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.index import Index
 from rag.search.scoped import ScopedRows, allowed_rows

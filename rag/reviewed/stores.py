@@ -15,7 +15,7 @@ from typing import Protocol
 from cachetools import TLRUCache
 from redis.asyncio import Redis
 
-from rag.cache.breaker import GuardedRedis
+from rag.storage.redis_guard import GuardedRedis
 
 
 class Store(Protocol):

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from redis.asyncio import Redis
 
-from rag.cache.breaker import GuardedRedis
 from rag.chunks import content_hash
-from rag.ingest.shared_vectors import SharedVectors, decode, encode
-from rag.ingest.sharing import LoopBridge, SharedEmbeddings
 from rag.search.embeddings import HashingEmbeddings
+from rag.serving.shared_vectors import SharedVectors, decode, encode
+from rag.serving.sharing import LoopBridge, SharedEmbeddings
+from rag.storage.redis_guard import GuardedRedis
 
 
 class Clock:

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from rag.ingest.build import load_or_build
-from rag.ingest.manifest import MANIFEST_FILE, Manifest, read_manifest, write_manifest
+from rag.search.build import load_or_build
+from rag.search.manifest import MANIFEST_FILE, Manifest, read_manifest, write_manifest
 
 LEVELS = "# 课程体系\n\n## 一、级别设置\n\n口语课共分四个级别：入门级、进阶级、流利级、商务级。\n"
 LEAVE = "---\nurl: https://intranet.example/leave\n---\n# Annual leave\n\n20 days a year.\n"
@@ -83,9 +83,9 @@ def test_a_manifest_it_cannot_read_means_one_line_and_a_clean_rebuild(
     path = index_dir / MANIFEST_FILE
     path.write_text(json.dumps({**json.loads(path.read_text("utf-8")), **change}), "utf-8")
 
-    with caplog.at_level(logging.WARNING, logger="rag.ingest.manifest"):
+    with caplog.at_level(logging.WARNING, logger="rag.search.manifest"):
         rebuilt, report = load_or_build(docs_dir, index_dir, embeddings=None)
-    [line] = [r.getMessage() for r in caplog.records if r.name == "rag.ingest.manifest"]
+    [line] = [r.getMessage() for r in caplog.records if r.name == "rag.search.manifest"]
     assert named in line
     assert line.endswith("the index will be rebuilt")
     assert (report.chunked_files, rebuilt.version) == (2, built.version)

@@ -10,16 +10,16 @@ from datetime import UTC, datetime
 import pytest
 from redis.asyncio import Redis
 
-from rag.cache.answers import normalize_question
-from rag.cache.breaker import GuardedRedis
-from rag.cache.reviewed import (
+from rag.chunks import Chunk
+from rag.questions import normalize_question
+from rag.results import Hit
+from rag.reviewed.answers import (
     MemoryStore,
     RedisStore,
     ReviewedAnswers,
     sources_of,
 )
-from rag.chunks import Chunk
-from rag.results import Hit
+from rag.storage.redis_guard import GuardedRedis
 
 AT = datetime(2026, 12, 3, 9, 30, tzinfo=UTC)
 LEVELS = Chunk("courses/levels.md", "口语课共分四个级别，每个级别 16 课时。", 0, ("课程级别",))

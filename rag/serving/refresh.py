@@ -8,9 +8,9 @@
                             and its announcement brings the new version here
 
 A build runs in a thread of its own, embedding at the lowest CPU priority
-(:mod:`rag.ingest.background`), and makes a complete new index; only then is it swapped in
-(:class:`rag.live.LivePipeline`), so nothing is answered from a half-built index and questions
-in flight finish on the old one. A failed build keeps the served index and is logged once
+(:mod:`rag.serving.background`), and makes a complete new index; only then is it swapped
+in (:class:`rag.serving.live.LivePipeline`), so nothing is answered from a half-built index and
+questions in flight finish on the old one. A failed build keeps the served index and is logged once
 (again only when the reason changes); ``/healthz`` shows the last refresh and its outcome.
 """
 
@@ -28,14 +28,14 @@ from pathlib import Path
 from langchain_core.embeddings import Embeddings
 
 from rag.chunks import content_hash
-from rag.ingest.background import BackgroundBuilds, Watched
-from rag.ingest.build import index_documents, load_or_build
-from rag.ingest.coordination import Announcer, BuildLock
 from rag.ingest.loaders import discover, load_folder
-from rag.live import LivePipeline
+from rag.search.build import index_documents, load_or_build
 from rag.search.embeddings import CachedEmbeddings
-from rag.search.holder import Mode, Refresh
 from rag.search.index import Index
+from rag.serving.background import BackgroundBuilds, Watched
+from rag.serving.coordination import Announcer, BuildLock
+from rag.serving.holder import Mode, Refresh
+from rag.serving.live import LivePipeline
 
 logger = logging.getLogger(__name__)
 
@@ -215,7 +215,7 @@ def index_builder(
     on_batch: Callable[[int], None] | None = None,
     stopping: threading.Event | None = None,
 ) -> Build:
-    """The incremental build of :func:`rag.ingest.build.load_or_build`, with one embedder kept
+    """The incremental build of :func:`rag.search.build.load_or_build`, with one embedder kept
     for every rebuild (the bundled model loads once per process); ``on_batch`` hears of each
     batch embedded, ``stopping`` stops the build at the next one."""
     if embeddings is not None and (on_batch is not None or stopping is not None):

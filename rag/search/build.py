@@ -1,6 +1,6 @@
 """The index on disk: a manifest under INDEX_DIR, rebuilt incrementally from DOCS_DIR.
 
-``manifest.json`` (:mod:`rag.ingest.manifest`) records the index version, the splitter, embedder
+``manifest.json`` (:mod:`rag.search.manifest`) records the index version, the splitter, embedder
 and gate it was built with, and each file's content hash with its chunks; vectors live in the
 embedding cache (:class:`rag.search.embeddings.CachedEmbeddings`). :func:`load_or_build`
 re-reads only files whose hash changed and embeds only chunks whose text changed; a damaged
@@ -20,12 +20,12 @@ from langchain_core.embeddings import Embeddings
 from rag.chunks import Chunk
 from rag.ingest.documents import SourceDocument
 from rag.ingest.loaders import Skipped, load_folder
-from rag.ingest.manifest import Manifest, StoredChunk, StoredFile, read_manifest, write_manifest
 from rag.ingest.splitter import Splitter
 from rag.search.calibration import load_calibration
 from rag.search.embeddings import CachedEmbeddings, embedder_identity
 from rag.search.gate import gate_for
 from rag.search.index import Index, Matrix, embed_texts, index_version
+from rag.search.manifest import Manifest, StoredChunk, StoredFile, read_manifest, write_manifest
 
 logger = logging.getLogger(__name__)
 

@@ -16,8 +16,8 @@ from dataclasses import replace
 from rag.pipeline import DEFAULT_SCOPE, Pipeline, Withdrawal
 from rag.progress import Progress
 from rag.results import Answer, Result
-from rag.search.holder import IndexHolder, Mode
 from rag.search.index import Index
+from rag.serving.holder import IndexHolder, Mode
 
 
 class LivePipeline:

@@ -10,7 +10,7 @@ voted down is withdrawn (:meth:`ReviewedAnswers.withdraw`): a reviewed one is fo
 its text is remembered by hash, so :meth:`ReviewedAnswers.is_withdrawn` keeps the same text —
 cached, reviewed or freshly generated — from being served again until a reviewer approves it.
 
-Storage is a :class:`~rag.cache.stores.Store` (the shared :class:`GuardedRedis` in production,
+Storage is a :class:`~rag.reviewed.stores.Store` (the shared :class:`GuardedRedis` in production,
 a dict in one process). Store trouble never reaches the asker: lookups degrade to "nothing
 reviewed", writes report ``False``; the Redis policy's breaker logs the outage once.
 """
@@ -25,14 +25,14 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from rag.cache.answers import answer_hash, question_digest
-from rag.cache.breaker import RedisUnavailable
-from rag.cache.reviewed_records import FORMAT_VERSION, RejectionRecord, ReviewedRecord
-from rag.cache.stores import MemoryStore, RedisStore, Store
 from rag.chunks import Chunk, content_hash
 from rag.markers import cited_numbers
-from rag.records import validation_error
-from rag.results import Answer, Hit, Provenance
+from rag.questions import question_digest
+from rag.results import Answer, Hit, Provenance, answer_hash
+from rag.reviewed.records import FORMAT_VERSION, RejectionRecord, ReviewedRecord
+from rag.reviewed.stores import MemoryStore, RedisStore, Store
+from rag.storage.records import validation_error
+from rag.storage.redis_guard import RedisUnavailable
 
 __all__ = ["MemoryStore", "RedisStore", "ReviewedAnswers", "Store", "question_digest"]
 

@@ -6,7 +6,7 @@ computed instead of embedding those passages again (:class:`SharedEmbeddings`, b
 cache), and after each full build publishes the vectors of its passages
 (:meth:`SharedVectors.publish`), so a process on another machine that rebuilds later reads them.
 
-In Redis (one database per deployment, see :mod:`rag.ingest.coordination`):
+In Redis (one database per deployment, see :mod:`rag.serving.coordination`):
 
     citebot:index:vectors:<embedder>        hash: passage content hash -> float32 bytes
     citebot:index:vectors:<embedder>:used   sorted set: content hash -> when a build last used it
@@ -17,8 +17,8 @@ built. The hash holds the passages of the current corpus plus what was replaced 
 :data:`KEEP_REPLACED_SECONDS` ago: a machine whose documents lag behind (a later ``git pull``)
 still finds its vectors, and one that runs ahead doesn't delete its peers'.
 
-Redis trouble never stops a build: the shared :class:`~rag.cache.breaker.GuardedRedis` raises
-:class:`~rag.cache.breaker.RedisUnavailable`, the build embeds locally, nothing is lost.
+Redis trouble never stops a build: the shared :class:`~rag.storage.redis_guard.GuardedRedis` raises
+:class:`~rag.storage.redis_guard.RedisUnavailable`, the build embeds locally, nothing is lost.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from rag.cache.breaker import GuardedRedis, RedisUnavailable
 from rag.chunks import content_hash
-from rag.ingest.coordination import PREFIX
+from rag.serving.coordination import PREFIX
+from rag.storage.redis_guard import GuardedRedis, RedisUnavailable
 
 logger = logging.getLogger(__name__)
 

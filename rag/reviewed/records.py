@@ -1,4 +1,4 @@
-"""What reviewed answers store, as versioned pydantic models (layout of rag.cache.reviewed)."""
+"""What reviewed answers store, as versioned pydantic models (layout of rag.reviewed.answers)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from pydantic import AwareDatetime, field_serializer, field_validator
 
-from rag.records import Record, check_version
+from rag.storage.records import Record, check_version
 
 FORMAT_VERSION = 1
 """Version of the stored JSON; records of another version are ignored (asked again)."""

@@ -14,7 +14,7 @@ what machines of one deployment have in common: their folders may sit at differe
 corpus named by its paths (as before) was never shared across them — while two deployments with
 the same container paths on one database collided. Two deployments on one Redis server use two
 databases (``redis://host:6379/0``, ``/1``). The vectors shared through Redis
-(:mod:`rag.ingest.shared_vectors`) are keyed by passage content and embedder, so whatever is
+(:mod:`rag.serving.shared_vectors`) are keyed by passage content and embedder, so whatever is
 shared is right by construction.
 """
 
@@ -29,8 +29,8 @@ import secrets
 from pathlib import Path
 from typing import IO, Protocol
 
-from rag.cache.breaker import GuardedRedis, RedisUnavailable
-from rag.ingest.manifest import MANIFEST_FILE, manifest_version
+from rag.search.manifest import MANIFEST_FILE, manifest_version
+from rag.storage.redis_guard import GuardedRedis, RedisUnavailable
 
 logger = logging.getLogger(__name__)
 

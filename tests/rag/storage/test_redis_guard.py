@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from rag.cache.breaker import Breaker
+from rag.storage.redis_guard import Breaker
 from tests.rag.cache_fakes import FakeClock
 
 
@@ -27,7 +27,7 @@ def test_after_a_failure_callers_skip_until_the_cooldown_then_one_probes() -> No
 def test_one_warning_per_outage_and_one_info_when_back(caplog: pytest.LogCaptureFixture) -> None:
     clock = FakeClock()
     breaker = Breaker("redis", cooldown_seconds=5, clock=clock)
-    with caplog.at_level(logging.INFO, logger="rag.cache.breaker"):
+    with caplog.at_level(logging.INFO, logger="rag.storage.redis_guard"):
         for _ in range(2):  # two outages
             for _ in range(10):
                 breaker.failed(TimeoutError("Timeout reading from 127.0.0.1:6379"))

@@ -9,7 +9,7 @@ A thread cannot be interrupted, and Python waits for it at exit: a bot stopped d
 half-hour backfill would hang until it finished. So the embedder a build uses checks
 :attr:`BackgroundBuilds.stopping` before each batch; a cancelled :meth:`BackgroundBuilds.run`
 sets it, the build raises :class:`BuildStopped` within one batch, and the vectors embedded so
-far are kept (:func:`rag.ingest.build.load_or_build`), so the next start embeds only the rest.
+far are kept (:func:`rag.search.build.load_or_build`), so the next start embeds only the rest.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The answer core as a long-running process serves it: a live pipeline that follows DOCS_DIR.
 
 :func:`serve_pipeline` builds the index (once, with the one embedder this process keeps for
-every rebuild), the pipeline around it, wraps it in a :class:`~rag.live.LivePipeline` whose
-index can be swapped, and gives it a :class:`~rag.ingest.refresh.Refresher` — coordinated
+every rebuild), the pipeline around it, wraps it in a :class:`~rag.serving.live.LivePipeline` whose
+index can be swapped, and gives it a :class:`~rag.serving.refresh.Refresher` — coordinated
 through Redis when there is one (build lock, version announcements, the passages' vectors:
-:mod:`rag.ingest.sharing`), else through INDEX_DIR. The edge runs ``live.follow()`` as a
+:mod:`rag.serving.sharing`), else through INDEX_DIR. The edge runs ``live.follow()`` as a
 background task while it serves.
 """
 
@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from langchain_core.embeddings import Embeddings
 
 from rag.assemble import embeddings_from_settings, pipeline_around
-from rag.cache.breaker import GuardedRedis
-from rag.cache.reviewed import ReviewedAnswers
-from rag.ingest.background import BackgroundBuilds
-from rag.ingest.coordination import coordination
-from rag.ingest.refresh import (
+from rag.reviewed.answers import ReviewedAnswers
+from rag.scopes.sets import ScopeCatalog
+from rag.search.embeddings import for_indexing
+from rag.serving.background import BackgroundBuilds
+from rag.serving.coordination import coordination
+from rag.serving.live import LivePipeline
+from rag.serving.refresh import (
     Build,
     Built,
     Refresher,
@@ -28,11 +30,9 @@ from rag.ingest.refresh import (
     lexical_build,
     vectors_missing,
 )
-from rag.ingest.sharing import Sharing
-from rag.live import LivePipeline
-from rag.scopes.sets import ScopeCatalog
-from rag.search.embeddings import for_indexing
+from rag.serving.sharing import Sharing
 from rag.settings import Settings
+from rag.storage.redis_guard import GuardedRedis
 
 FROM_SETTINGS = object()
 
@@ -124,7 +124,7 @@ def _builder(
     beside_questions: bool,
 ) -> tuple[Build, Sharing | None]:
     """The build every refresh runs; with Redis it reads the vectors other processes computed
-    and shares its own (:mod:`rag.ingest.sharing`). ``beside_questions``: builds embed with a
+    and shares its own (:mod:`rag.serving.sharing`). ``beside_questions``: builds embed with a
     handle (and low-priority thread) of their own; the console embeds everything before its
     one user asks, at full speed."""
     indexing = embeddings

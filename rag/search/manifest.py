@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from rag.chunks import Chunk
-from rag.records import Record, check_version, validation_error
+from rag.storage.records import Record, check_version, validation_error
 
 logger = logging.getLogger(__name__)
 

@@ -14,9 +14,12 @@ import pytest
 from rag.cache.answers import MemoryCache
 from rag.generate.extractive import ExtractiveChatModel
 from rag.generate.llm import Generator
-from rag.ingest.background import BackgroundBuilds
-from rag.ingest.coordination import FileLock, ManifestAnnouncer
-from rag.ingest.refresh import (
+from rag.pipeline import Pipeline
+from rag.search.embeddings import CachedEmbeddings, HashingEmbeddings
+from rag.serving.background import BackgroundBuilds
+from rag.serving.coordination import FileLock, ManifestAnnouncer
+from rag.serving.live import LivePipeline
+from rag.serving.refresh import (
     Built,
     Refresher,
     fingerprint,
@@ -24,9 +27,6 @@ from rag.ingest.refresh import (
     lexical_build,
     vectors_missing,
 )
-from rag.live import LivePipeline
-from rag.pipeline import Pipeline
-from rag.search.embeddings import CachedEmbeddings, HashingEmbeddings
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 

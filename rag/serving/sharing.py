@@ -24,12 +24,12 @@ from typing import Any, TypeVar
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from rag.cache.breaker import GuardedRedis
 from rag.chunks import content_hash
-from rag.ingest.refresh import Build, Built
-from rag.ingest.shared_vectors import Published, SharedVectors, Vector, decode, encode
 from rag.search.embeddings import CachedEmbeddings, embedder_identity
 from rag.search.index import Index
+from rag.serving.refresh import Build, Built
+from rag.serving.shared_vectors import Published, SharedVectors, Vector, decode, encode
+from rag.storage.redis_guard import GuardedRedis
 
 logger = logging.getLogger(__name__)
 
