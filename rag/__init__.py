@@ -191,6 +191,9 @@ if TYPE_CHECKING:
         SettingsError as SettingsError,
     )
     from rag.settings import (
+        flag as flag,
+    )
+    from rag.settings import (
         secret as secret,
     )
     from rag.storage.records import (
@@ -273,6 +276,7 @@ _HOME = {
     "EdgeSettings": "rag.settings",
     "Settings": "rag.settings",
     "SettingsError": "rag.settings",
+    "flag": "rag.settings",
     "secret": "rag.settings",
 }
 
