@@ -49,6 +49,7 @@ from bot.review.records import Ticket
 from rag import (
     Answer,
     Chunk,
+    CitebotError,
     Language,
     Progress,
     Refusal,
@@ -87,7 +88,7 @@ class Withdrawer(Protocol):
     async def withdraw(self, withdrawal: Withdrawal) -> Answer | None: ...
 
 
-class Unreachable(Exception):
+class Unreachable(CitebotError):
     """The platform refused or could not deliver a message; ``str(error)`` names why
     (e.g. ``slack:not_in_channel``). Telling the asker again would fail the same way."""
 

@@ -16,7 +16,8 @@ The path of a question, one sub-package per stage::
 Beside the path: ``serving/`` keeps a pipeline live in a long-running process (the served
 index, refresh, background builds, coordination and shared vectors between processes);
 ``storage/`` is what every part that keeps something outside the process stands on (the guarded
-Redis client, versioned records, JSON lines kept for RETENTION_DAYS).
+Redis client, versioned records, JSON lines kept for RETENTION_DAYS). Every error of ours is a
+:class:`CitebotError` (``rag/errors.py`` draws the tree).
 
 The edges (``bot/``, ``python -m rag``) import what they need from this module only. Names are
 loaded on first use, so ``import rag`` stays cheap for a settings error or ``rag cache stats``.
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
     )
     from rag.chunks import (
         Chunk as Chunk,
+    )
+    from rag.errors import (
+        CitebotError as CitebotError,
     )
     from rag.feedback.stores import (
         vote_store as vote_store,
@@ -227,6 +231,7 @@ _HOME = {
     "ReviewedSource": "rag.reviewed.answers",
     "question_digest": "rag.questions",
     "Chunk": "rag.chunks",
+    "CitebotError": "rag.errors",
     "MAX_NOTE_CHARS": "rag.feedback.votes",
     "VoteRecord": "rag.feedback.votes",
     "VoteStore": "rag.feedback.votes",

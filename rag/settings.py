@@ -25,8 +25,10 @@ from pydantic_settings import (
 )
 from pydantic_settings.sources.utils import parse_env_vars
 
+from rag.errors import CitebotError
 
-class SettingsError(ValueError):
+
+class SettingsError(CitebotError, ValueError):
     """A setting has a value the program cannot use; the message says which and why."""
 
 

@@ -31,6 +31,7 @@ from bot.review.state import ReviewState
 from rag import (
     Chunk,
     ChunkSource,
+    CitebotError,
     Hit,
     Refusal,
     ReviewedAnswers,
@@ -45,7 +46,7 @@ logger = logging.getLogger(__name__)
 NEAR_MISSES = 3
 
 
-class DeliveryFailed(Exception):
+class DeliveryFailed(CitebotError):
     """The asker's thread could not be reached; the decision was not applied."""
 
 

@@ -33,7 +33,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from bot.values import ValueTooLong, fitted
-from rag import Problem, ProblemRecord, Record, check_version, validation_error
+from rag import CitebotError, Problem, ProblemRecord, Record, check_version, validation_error
 
 logger = logging.getLogger(__name__)
 
@@ -45,11 +45,11 @@ DECISION_LAYOUT = 1
 OPEN_REVIEW_LAYOUT = 2
 
 
-class TicketError(ValueError):
+class TicketError(CitebotError, ValueError):
     """A button value or modal metadata that is not one of ours (or from an old version)."""
 
 
-class RecordError(ValueError):
+class RecordError(CitebotError, ValueError):
     """A stored decision or open review this code cannot read; the message names the field."""
 
 

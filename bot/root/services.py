@@ -22,6 +22,7 @@ from bot.records import Background
 from bot.root.config import Config
 from bot.slack.client import RateLimitRetry
 from rag import (
+    CitebotError,
     GuardedRedis,
     LivePipeline,
     Pipeline,
@@ -60,7 +61,7 @@ class Following(Protocol):
     async def follow(self) -> None: ...
 
 
-class IndexUnavailable(Exception):
+class IndexUnavailable(CitebotError):
     """The documents index could not be opened or built; the message says why."""
 
 

@@ -31,6 +31,7 @@ from typing import Protocol
 from cachetools import TLRUCache
 
 from rag.cache.singleflight import SingleFlight
+from rag.errors import CitebotError
 from rag.results import Answer, Refusal, Result
 
 KEY_LAYOUT = "v2"
@@ -39,7 +40,7 @@ KEY_LAYOUT = "v2"
 Compute = Callable[[], Awaitable[Result]]
 
 
-class CacheUnavailable(RuntimeError):
+class CacheUnavailable(CitebotError, RuntimeError):
     """An administrative operation (stats, clear) could not reach the cache's store."""
 
 

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from rag.check.numbers import key, normalise_digits
+from rag.errors import CitebotError
 
 ABSOLUTE_TOLERANCE = 0.005
 """Rounding to two decimals."""
@@ -67,7 +68,7 @@ class _Tok:
     end: int
 
 
-class _Unreadable(Exception):
+class _Unreadable(CitebotError):
     """The span is not an expression this parser reads: it is not judged."""
 
 

@@ -28,6 +28,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from rag.check.citations import Problem
 from rag.check.coverage import cited_sentences
 from rag.check.problem_texts import excerpt
+from rag.errors import CitebotError
 from rag.generate.llm import GenerationError, Generator
 from rag.generate.prompt import escape_data, source_block
 from rag.generate.retry import EmptyReplyError
@@ -51,7 +52,7 @@ JUDGE_RULES = (
 )
 
 
-class MalformedVerdict(ValueError):
+class MalformedVerdict(CitebotError, ValueError):
     """The judge's reply is not the fixed JSON shape."""
 
 
