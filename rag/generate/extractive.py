@@ -23,6 +23,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from rag.generate.prompt import PromptSource, parse_prompt
 from rag.language import Language, detect_language
+from rag.lines import is_list_item, is_table_header, is_table_row, is_table_rule, without_marker
 from rag.messages import refusal_text
 from rag.reading import match_terms, sentence_pieces
 
@@ -44,10 +45,7 @@ MAX_LIST_ITEMS = 8
 """How many list items or table rows a quoted lead-in ("依次为：") brings along."""
 
 _TERMINAL = re.compile(r"[。！？；!?.]+[”’」』）)\"']*$")
-_LIST_MARKER = re.compile(r"^(?:[-*+•>]+|\d{1,2}[.)、]|#{1,6})\s+")
 _LEAD_IN = re.compile(r"[：:]$")
-_ITEM = re.compile(r"^(?:[-*+•]|\d{1,2}[.)、])\s+\S|^\|.*\|$")
-_TABLE_RULE = re.compile(r"^\|[\s:|-]+\|$")
 _FORMULA = re.compile(r"[=×÷]")
 _HOW_CALCULATED = re.compile(
     r"怎么算|如何算|怎样算|怎么计算|如何计算|怎样计算|计算方法|计算公式|"
@@ -66,7 +64,7 @@ def split_sentences(text: str) -> list[str]:
     sentences: list[str] = []
     for line in text.splitlines():
         for piece in sentence_pieces(line):
-            sentence = _LIST_MARKER.sub("", piece.strip())
+            sentence = without_marker(piece.strip())
             if any(char.isalnum() for char in sentence):
                 sentences.append(sentence)
     return sentences
@@ -95,9 +93,9 @@ def _list_after(lines: list[str], start: int) -> tuple[str, ...]:
             if items:
                 break
             continue
-        if not _ITEM.match(stripped):
+        if not (is_list_item(stripped) or is_table_row(stripped)):
             break
-        if not _TABLE_RULE.match(stripped):
+        if not is_table_rule(stripped):
             items.append(stripped)
         if len(items) == MAX_LIST_ITEMS:
             break
@@ -117,7 +115,7 @@ def _logical_lines(text: str) -> list[str]:
         continues = (
             line
             and previous
-            and not _ITEM.match(line)
+            and not is_list_item(line)
             and not line.startswith(("#", "|"))
             and not previous.startswith(("#", "|"))
             and not _TERMINAL.search(previous)
@@ -131,11 +129,6 @@ def _logical_lines(text: str) -> list[str]:
     return lines
 
 
-def _is_table_header(lines: list[str], number: int) -> bool:
-    following = lines[number + 1] if number + 1 < len(lines) else ""
-    return lines[number].startswith("|") and bool(_TABLE_RULE.match(following))
-
-
 def _candidates(sources: Sequence[PromptSource]) -> list[_Candidate]:
     """Every sentence of every source; a lead-in or table header keeps the rows under it."""
     candidates: list[_Candidate] = []
@@ -145,7 +138,7 @@ def _candidates(sources: Sequence[PromptSource]) -> list[_Candidate]:
             sentences = split_sentences(line)
             for index, sentence in enumerate(sentences):
                 last = index == len(sentences) - 1
-                introduces = _LEAD_IN.search(sentence) or _is_table_header(lines, number)
+                introduces = _LEAD_IN.search(sentence) or is_table_header(lines, number)
                 items = _list_after(lines, number + 1) if last and introduces else ()
                 terms = match_terms("\n".join((sentence, *items)))
                 candidates.append(
@@ -190,7 +183,7 @@ def choose_sentences(question: str, sources: Sequence[PromptSource]) -> list[_Ca
             continue
         chosen.append(candidate)
     # An item quoted under its lead-in is not quoted a second time on its own.
-    covered = {(c.source, _LIST_MARKER.sub("", item)) for c in chosen for item in c.items}
+    covered = {(c.source, without_marker(item)) for c in chosen for item in c.items}
     chosen = [c for c in chosen if c.items or (c.source, c.text) not in covered]
     # A table header whose rows a quoted lead-in already brings is not quoted again.
     chosen = [
