@@ -161,6 +161,10 @@ def secret(value: SecretStr | None) -> str | None:
 
 
 DEFAULT_TOP_K = 5
+CACHE_TTL_SECONDS = 86400
+"""How long a passed answer is cached (CACHE_TTL_SECONDS): the one default, read by the caches."""
+REFUSAL_TTL_SECONDS = 3600
+"""How long a refusal is cached (REFUSAL_TTL_SECONDS): shorter, a document may be added."""
 
 
 class Settings(EdgeSettings):
@@ -183,12 +187,12 @@ class Settings(EdgeSettings):
     llm_deadline_seconds: Annotated[float, number("LLM_DEADLINE_SECONDS", 90.0, minimum=0.1)] = 90.0
     redis_url: SecretStr | None = None
     """May carry a password (``redis://:pw@host``); like the keys, kept out of ``repr``."""
-    cache_ttl_seconds: Annotated[int, number("CACHE_TTL_SECONDS", 86400, minimum=1, whole=True)] = (
-        86400
-    )
+    cache_ttl_seconds: Annotated[
+        int, number("CACHE_TTL_SECONDS", CACHE_TTL_SECONDS, minimum=1, whole=True)
+    ] = CACHE_TTL_SECONDS
     refusal_ttl_seconds: Annotated[
-        int, number("REFUSAL_TTL_SECONDS", 3600, minimum=1, whole=True)
-    ] = 3600
+        int, number("REFUSAL_TTL_SECONDS", REFUSAL_TTL_SECONDS, minimum=1, whole=True)
+    ] = REFUSAL_TTL_SECONDS
     log_questions: Annotated[bool, flag("LOG_QUESTIONS")] = False
     checker_model_judge: Annotated[bool, flag("CHECKER_MODEL_JUDGE")] = False
     """Also ask the chat model whether each cited sentence is supported (see rag.check.judge);
