@@ -63,7 +63,8 @@ async def test_refusals_get_the_shorter_ttl_redis_reports(make: Factory, raw: Re
 
 
 async def test_value_expires_after_a_short_ttl(make: Factory, raw: Redis) -> None:
-    cache = make(policy=CachePolicy(ttl_seconds=1.0))  # a second: a loaded machine still makes the second call in it
+    # a second: a loaded machine still makes the second call in it
+    cache = make(policy=CachePolicy(ttl_seconds=1.0))
     compute = CountingCompute()
     await cache.get_or_compute(KEY, compute)
     await cache.get_or_compute(KEY, compute)
