@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from bot.origin import Origin
 from bot.review.access import MEMBERS_TTL_SECONDS, Reviewers
 from bot.review.board import Card, FollowUps, NewCard, ReviewBoard, post_for_review
-from bot.review.records import Decision, OpenReview, Ticket, Verdict
+from bot.review.records import Decision, OpenReview, ReviewOutcome, Ticket
 from bot.review.state import ReviewState
 from rag import (
     Chunk,
@@ -183,7 +183,7 @@ class ReviewDesk:
         ticket: Ticket,
         card: Card,
         *,
-        verdict: Verdict,
+        verdict: ReviewOutcome,
         reviewer: str,
         question: str,
         draft: str = "",

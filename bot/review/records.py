@@ -38,7 +38,8 @@ from rag import CitebotError, Problem, ProblemRecord, Record, check_version, val
 logger = logging.getLogger(__name__)
 
 Kind = Literal["review", "gap"]
-Verdict = Literal["approved", "edited", "rejected", "answered", "dismissed"]
+ReviewOutcome = Literal["approved", "edited", "rejected", "answered", "dismissed"]
+"""What a reviewer decided (a result's verdict is :data:`rag.results.Verdict`)."""
 
 TICKET_LAYOUT = 1
 DECISION_LAYOUT = 1
@@ -102,7 +103,7 @@ class Ticket:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    verdict: Verdict
+    verdict: ReviewOutcome
     reviewer: str
     at: float
     """Epoch seconds."""
@@ -220,7 +221,7 @@ class TicketRecord(Record):
 class DecisionRecord(Record):
     v: int = DECISION_LAYOUT
     """Absent in decisions stored before records were versioned: the same layout."""
-    verdict: Verdict
+    verdict: ReviewOutcome
     reviewer: str
     at: float
     reason: str = ""
