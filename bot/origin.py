@@ -31,3 +31,8 @@ class Origin:
     """The message as the person wrote it, when that differs from ``question``."""
     conversation: tuple[str, ...] = ()
     """The earlier standalone questions that led to this one (shown on a review card)."""
+
+    @property
+    def asker(self) -> str:
+        """Who asked (``user``), by the name a review ticket gives them."""
+        return self.user

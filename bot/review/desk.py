@@ -89,14 +89,10 @@ class ReviewDesk:
     # -- into review ------------------------------------------------------------------------
 
     async def submit_unverified(self, result: Unverified, origin: Origin) -> None:
-        ticket = Ticket(
-            review_id=self.new_id(),
-            kind="review",
-            channel=origin.channel,
-            thread_ts=origin.thread_ts,
-            asker=origin.user,
-            message_ts=origin.message_ts,
-            scope=origin.scope,
+        ticket = Ticket.opened(
+            self.new_id(),
+            "review",
+            origin,
             created=self.clock(),
             sources=tuple((h.chunk.id, h.chunk.hash, h.score) for h in result.hits),
             digest=question_digest(result.question, origin.scope),
@@ -113,14 +109,10 @@ class ReviewDesk:
         await self._post(new)
 
     def ask_human_ticket(self, result: Refusal, origin: Origin) -> Ticket:
-        return Ticket(
-            review_id="ask",
-            kind="gap",
-            channel=origin.channel,
-            thread_ts=origin.thread_ts,
-            asker=origin.user,
-            message_ts=origin.message_ts,
-            scope=origin.scope,
+        return Ticket.opened(
+            "ask",
+            "gap",
+            origin,
             sources=tuple((h.chunk.id, "", h.score) for h in result.hits[:NEAR_MISSES]),
             question=result.question or origin.question,
             digest=question_digest(result.question or origin.question, origin.scope),
@@ -130,17 +122,7 @@ class ReviewDesk:
         """A knowledge-gap card for the question under ``refusal``; ``False`` if already asked."""
         if not await self.state.first(f"ask:{refusal.channel}:{refusal.ts}"):
             return False
-        ticket = Ticket(
-            review_id=self.new_id(),
-            kind="gap",
-            channel=ask.channel,
-            thread_ts=ask.thread_ts,
-            asker=ask.asker,
-            message_ts=ask.message_ts,
-            scope=ask.scope,
-            created=self.clock(),
-            digest=ask.digest,
-        )
+        ticket = Ticket.opened(self.new_id(), "gap", ask, created=self.clock(), digest=ask.digest)
         near: list[tuple[str, float, str | None]] = []
         for chunk_id, _, score in ask.sources:
             chunk = self.index.chunk(chunk_id)

@@ -28,7 +28,7 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator
 
@@ -54,6 +54,21 @@ class RecordError(CitebotError, ValueError):
     """A stored decision or open review this code cannot read; the message names the field."""
 
 
+class AskedIn(Protocol):
+    """Where a question was asked, as an origin, a ticket or a voted-down answer carries it."""
+
+    @property
+    def channel(self) -> str: ...
+    @property
+    def thread_ts(self) -> str: ...
+    @property
+    def asker(self) -> str: ...
+    @property
+    def message_ts(self) -> str: ...
+    @property
+    def scope(self) -> str: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Ticket:
     """What a card's buttons carry: enough to deliver a decision with no server state."""
@@ -77,6 +92,33 @@ class Ticket:
     digest: str = ""
     """The question's :func:`rag.question_digest`, whole even when the question had to be
     shortened to fit a button: what a reviewed answer or a rejection is filed under."""
+
+    @classmethod
+    def opened(
+        cls,
+        review_id: str,
+        kind: Kind,
+        where: AskedIn,
+        *,
+        created: float = 0.0,
+        sources: tuple[tuple[str, str, float], ...] = (),
+        question: str = "",
+        digest: str = "",
+    ) -> Ticket:
+        """The one way a ticket is made: for the question asked ``where``."""
+        return cls(
+            review_id=review_id,
+            kind=kind,
+            channel=where.channel,
+            thread_ts=where.thread_ts,
+            asker=where.asker,
+            message_ts=where.message_ts,
+            scope=where.scope,
+            created=created,
+            sources=sources,
+            question=question,
+            digest=digest,
+        )
 
     def to_value(self, limit: int) -> str:
         """Compact JSON within the platform's ``limit`` on a button value: trailing sources
@@ -203,14 +245,10 @@ class TicketRecord(Record):
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
     def ticket(self) -> Ticket:
-        return Ticket(
-            review_id=self.review_id,
-            kind=self.kind,
-            channel=self.channel,
-            thread_ts=self.thread_ts,
-            asker=self.asker,
-            message_ts=self.message_ts,
-            scope=self.scope,
+        return Ticket.opened(
+            self.review_id,
+            self.kind,
+            self,
             created=self.created,
             sources=self.sources,
             question=self.question,
