@@ -77,8 +77,14 @@ class Answerer(Protocol):
     def index(self) -> SourceIndex: ...
 
     async def answer(
-        self, question: str, *, scope: str = ..., progress: Progress | None = None
-    ) -> Result: ...
+        self,
+        question: str,
+        *,
+        scope: str = ...,
+        progress: Progress | None = None,
+        language: Language | None = None,
+    ) -> Result:
+        """``language``: the asker's, detected once by the edge and carried down."""
 
 
 @runtime_checkable
