@@ -144,12 +144,6 @@ if TYPE_CHECKING:
         answer_hash as answer_hash,
     )
     from rag.reviewed.answers import (
-        ChunkSource as ChunkSource,
-    )
-    from rag.reviewed.answers import (
-        RedisStore as RedisStore,
-    )
-    from rag.reviewed.answers import (
         ReviewedAnswers as ReviewedAnswers,
     )
     from rag.reviewed.answers import (
@@ -215,18 +209,12 @@ if TYPE_CHECKING:
     from rag.storage.redis_guard import (
         RedisUnavailable as RedisUnavailable,
     )
-    from rag.storage.redis_guard import (
-        guarded as guarded,
-    )
 
 _HOME = {
     "build_pipeline": "rag.assemble",
     "answer_hash": "rag.results",
     "GuardedRedis": "rag.storage.redis_guard",
     "RedisUnavailable": "rag.storage.redis_guard",
-    "guarded": "rag.storage.redis_guard",
-    "ChunkSource": "rag.reviewed.answers",
-    "RedisStore": "rag.reviewed.answers",
     "ReviewedAnswers": "rag.reviewed.answers",
     "ReviewedSource": "rag.reviewed.answers",
     "question_digest": "rag.questions",

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Protocol
 
 from bot.origin import Origin
 from bot.review.access import MEMBERS_TTL_SECONDS, Reviewers
@@ -30,7 +31,6 @@ from bot.review.records import Decision, OpenReview, ReviewOutcome, Ticket
 from bot.review.state import ReviewState
 from rag import (
     Chunk,
-    ChunkSource,
     CitebotError,
     Hit,
     Refusal,
@@ -42,6 +42,14 @@ from rag import (
 )
 
 logger = logging.getLogger(__name__)
+
+
+class Chunks(Protocol):
+    """What the desk reads from the index: a cited chunk by its id (for the reviewers' card
+    and the reviewed answer's sources)."""
+
+    def chunk(self, chunk_id: str) -> Chunk | None: ...
+
 
 NEAR_MISSES = 3
 
@@ -70,7 +78,7 @@ class ReviewDesk:
     board: ReviewBoard
     askers: FollowUps
     state: ReviewState
-    index: ChunkSource
+    index: Chunks
     reviewed: ReviewedAnswers | None = None
     reviewers: frozenset[str] | None = None
     """REVIEWERS; ``None``: whoever is a member of the reviewers' channel."""

@@ -14,8 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from redis.asyncio import Redis
-
 from bot.feishu.retry import ApiRetry
 from bot.ports import Answerer
 from bot.records import Background
@@ -26,11 +24,9 @@ from rag import (
     GuardedRedis,
     LivePipeline,
     Pipeline,
-    RedisStore,
     ReviewedAnswers,
     Rewriter,
     SettingsError,
-    guarded,
     record_store,
     secret,
 )
@@ -83,9 +79,8 @@ def redis_client(url: str | None) -> GuardedRedis | None:
     )
 
 
-def reviewed_answers(redis: Redis | GuardedRedis | None) -> ReviewedAnswers:
-    shared = guarded(redis)
-    return ReviewedAnswers(RedisStore(shared)) if shared else ReviewedAnswers.in_memory()
+def reviewed_answers(redis: GuardedRedis | None) -> ReviewedAnswers:
+    return ReviewedAnswers.over(redis)
 
 
 def serving_pipeline(
