@@ -19,6 +19,7 @@ beside this root. What goes wrong, and who turns it into a sentence::
     ├── RedisUnavailable                  rag.storage.redis_guard: Redis skipped or failed now
     ├── EvalInputError (ValueError)       rag.cli.eval_data: a corpus/queries line off format
     ├── CheckEvalInputError (ValueError)  rag.cli.check_eval: a checker record off format
+    ├── BadQuestions (ValueError)         rag.cli.batch: a questions file line off format
     ├── ReportError                       rag.cli.report: why the report can't be made
     ├── IndexUnavailable                  bot.root.services: the index can't be opened or built
     ├── TicketError (ValueError)          bot.review.records: a button value not ours

@@ -27,11 +27,12 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator
 
+from bot.origin import AskedIn
 from bot.values import ValueTooLong, fitted
 from rag import CitebotError, Problem, ProblemRecord, Record, check_version, validation_error
 
@@ -52,21 +53,6 @@ class TicketError(CitebotError, ValueError):
 
 class RecordError(CitebotError, ValueError):
     """A stored decision or open review this code cannot read; the message names the field."""
-
-
-class AskedIn(Protocol):
-    """Where a question was asked, as an origin, a ticket or a voted-down answer carries it."""
-
-    @property
-    def channel(self) -> str: ...
-    @property
-    def thread_ts(self) -> str: ...
-    @property
-    def asker(self) -> str: ...
-    @property
-    def message_ts(self) -> str: ...
-    @property
-    def scope(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,20 +91,9 @@ class Ticket:
         question: str = "",
         digest: str = "",
     ) -> Ticket:
-        """The one way a ticket is made: for the question asked ``where``."""
-        return cls(
-            review_id=review_id,
-            kind=kind,
-            channel=where.channel,
-            thread_ts=where.thread_ts,
-            asker=where.asker,
-            message_ts=where.message_ts,
-            scope=where.scope,
-            created=created,
-            sources=sources,
-            question=question,
-            digest=digest,
-        )
+        """The one way a new ticket is made: for the question asked ``where``."""
+        thread = (where.channel, where.thread_ts, where.asker, where.message_ts, where.scope)
+        return cls(review_id, kind, *thread, created, sources, question, digest)
 
     def to_value(self, limit: int) -> str:
         """Compact JSON within the platform's ``limit`` on a button value: trailing sources
@@ -224,20 +199,8 @@ class TicketRecord(Record):
     def of(
         cls, ticket: Ticket, sources: tuple[tuple[str, str, float], ...], question: str
     ) -> TicketRecord:
-        return cls(
-            v=TICKET_LAYOUT,
-            review_id=ticket.review_id,
-            kind=ticket.kind,
-            channel=ticket.channel,
-            thread_ts=ticket.thread_ts,
-            asker=ticket.asker,
-            message_ts=ticket.message_ts,
-            scope=ticket.scope,
-            created=round(ticket.created, 3),
-            sources=sources,
-            question=question,
-            digest=ticket.digest,
-        )
+        written = {"created": round(ticket.created, 3), "sources": sources, "question": question}
+        return cls(v=TICKET_LAYOUT, **{**asdict(ticket), **written})
 
     def value(self) -> str:
         empty = {name for name in ("question", "digest") if not getattr(self, name)}
@@ -245,15 +208,7 @@ class TicketRecord(Record):
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
     def ticket(self) -> Ticket:
-        return Ticket.opened(
-            self.review_id,
-            self.kind,
-            self,
-            created=self.created,
-            sources=self.sources,
-            question=self.question,
-            digest=self.digest,
-        )
+        return Ticket(**self.model_dump(exclude={"v"}, by_alias=False))
 
 
 class DecisionRecord(Record):
