@@ -7,6 +7,7 @@ are loaded.
 
     .venv/bin/python -m bench.startup                  # python -m bot, 5 runs
     .venv/bin/python -m bench.startup --runs 9 --command rag
+    .venv/bin/python -m bench.startup --root ../main      # another checkout, same interpreter
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ COMMANDS = {"bot": ["-m", "bot"], "rag": ["-m", "rag", "ask", "hello"]}
 BAD = {"TOP_K": "x"}
 
 
-def run_once(argv: list[str], cwd: Path) -> tuple[float, int, str]:
-    env = {**os.environ, **BAD, "PYTHONPATH": str(ROOT)}
+def run_once(argv: list[str], cwd: Path, root: Path) -> tuple[float, int, str]:
+    env = {**os.environ, **BAD, "PYTHONPATH": str(root)}
     for name in ("SLACK_BOT_TOKEN", "FEISHU_APP_ID"):
         env.pop(name, None)
     started = time.perf_counter()
@@ -40,10 +41,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--command", choices=sorted(COMMANDS), default="bot")
+    parser.add_argument(
+        "--root", type=Path, default=ROOT, help="the checkout to start (e.g. another worktree)"
+    )
     args = parser.parse_args()
     argv = COMMANDS[args.command]
     with tempfile.TemporaryDirectory() as empty:
-        runs = [run_once(argv, Path(empty)) for _ in range(args.runs)]
+        runs = [run_once(argv, Path(empty), args.root) for _ in range(args.runs)]
     seconds = [run[0] for run in runs]
     codes = sorted({run[1] for run in runs})
     print(f"python {' '.join(argv)} with {BAD}: {runs[-1][2]}")
