@@ -141,7 +141,7 @@ def flag(name: str) -> BeforeValidator:
             return True
         if value in FLAG_OFF:
             return False
-        msg = f"{name}={raw!r} is neither on nor off; set it to on or off (or 1/0, true/false)"
+        msg = f"{name}={raw!r} is neither on nor off; set on or off (or true/false, yes/no, 1/0)"
         raise SettingsError(msg)
 
     return BeforeValidator(check)
