@@ -190,6 +190,7 @@ class Answering:
                 origin.question,
                 scope=origin.scope,
                 progress=lambda stage: thread.reached(stage, language),
+                language=language,
             )
         except GenerationError as error:
             log.error = f"generation:{error.reason}"

@@ -19,6 +19,7 @@ from redis.exceptions import RedisError
 from bot.ports import Answerer, SourceIndex, Withdrawer
 from rag import (
     Answer,
+    Language,
     Progress,
     RecordStore,
     Result,
@@ -96,9 +97,16 @@ class RecordingAnswerer:
         return self.inner.index
 
     async def answer(
-        self, question: str, *, scope: str = "all", progress: Progress | None = None
+        self,
+        question: str,
+        *,
+        scope: str = "all",
+        progress: Progress | None = None,
+        language: Language | None = None,
     ) -> Result:
-        result = await self.inner.answer(question, scope=scope, progress=progress)
+        result = await self.inner.answer(
+            question, scope=scope, progress=progress, language=language
+        )
         record = question_record(
             result,
             scope=scope,

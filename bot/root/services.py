@@ -14,22 +14,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from redis.asyncio import Redis
-
 from bot.feishu.retry import ApiRetry
 from bot.ports import Answerer
 from bot.records import Background
 from bot.root.config import Config
 from bot.slack.client import RateLimitRetry
 from rag import (
+    CitebotError,
     GuardedRedis,
     LivePipeline,
     Pipeline,
-    RedisStore,
     ReviewedAnswers,
     Rewriter,
     SettingsError,
-    guarded,
     record_store,
     secret,
 )
@@ -60,7 +57,7 @@ class Following(Protocol):
     async def follow(self) -> None: ...
 
 
-class IndexUnavailable(Exception):
+class IndexUnavailable(CitebotError):
     """The documents index could not be opened or built; the message says why."""
 
 
@@ -82,9 +79,8 @@ def redis_client(url: str | None) -> GuardedRedis | None:
     )
 
 
-def reviewed_answers(redis: Redis | GuardedRedis | None) -> ReviewedAnswers:
-    shared = guarded(redis)
-    return ReviewedAnswers(RedisStore(shared)) if shared else ReviewedAnswers.in_memory()
+def reviewed_answers(redis: GuardedRedis | None) -> ReviewedAnswers:
+    return ReviewedAnswers.over(redis)
 
 
 def serving_pipeline(

@@ -81,8 +81,7 @@ class RedisCache:
         self,
         redis: GuardedRedis | Redis,
         *,
-        ttl_seconds: float = 86400,
-        refusal_ttl_seconds: float = 3600,
+        policy: CachePolicy | None = None,
         prefix: str = DEFAULT_PREFIX,
         timeout_seconds: float = 0.2,
         lock_seconds: float = 5.0,
@@ -102,7 +101,7 @@ class RedisCache:
         if not prefix:
             msg = "prefix must not be empty: clear() deletes every key under it"
             raise ValueError(msg)
-        self.policy = CachePolicy(ttl_seconds, refusal_ttl_seconds)
+        self.policy = policy or CachePolicy()
         self.prefix = prefix
         self.timeout_seconds = timeout_seconds
         self.lock_seconds = lock_seconds

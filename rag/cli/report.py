@@ -22,6 +22,7 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from rag.assemble import embeddings_from_settings
+from rag.errors import CitebotError
 from rag.feedback.stores import vote_store
 from rag.feedback.votes import VoteRecord
 from rag.report.page import render_page
@@ -38,7 +39,7 @@ _PERIOD = re.compile(r"^(\d+)([mhdw])$")
 _UNIT_SECONDS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
-class ReportError(Exception):
+class ReportError(CitebotError):
     """A one-line reason the report cannot be made."""
 
 

@@ -23,12 +23,13 @@ from typing import TypeVar
 
 from langchain_core.embeddings import Embeddings
 
+from rag.errors import CitebotError
 from rag.search.embeddings import embedder_identity
 
 T = TypeVar("T")
 
 
-class BuildStopped(Exception):
+class BuildStopped(CitebotError):
     """The bot is shutting down: the build gave up at a batch boundary."""
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from bot import texts
 from bot.console import banner, chat
-from rag import MAX_QUESTION_CHARS
+from rag import MAX_QUESTION_CHARS, Language
 from rag.chunks import Chunk
 from rag.messages import model_failure_text, refusal_text
 from rag.problems import Problem
@@ -37,7 +37,12 @@ class _Answerer:
         self.asked: list[str] = []
 
     async def answer(
-        self, question: str, *, scope: str = "all", progress: Progress | None = None
+        self,
+        question: str,
+        *,
+        scope: str = "all",
+        progress: Progress | None = None,
+        language: Language | None = None,
     ) -> Result:
         self.asked.append(question)
         if "boom" in question or "爆炸" in question:

@@ -44,10 +44,10 @@ async def test_processes_share_conversations_through_redis(redis_url: str) -> No
     prefix = "test:conversation:"
     try:
         await one.delete(prefix + THREAD.key)
-        await Conversations(one, prefix=prefix, max_turns=2).add(THREAD, "q1")
-        await Conversations(one, prefix=prefix, max_turns=2).add(THREAD, "q2")
-        await Conversations(one, prefix=prefix, max_turns=2).add(THREAD, "q3")
-        assert await Conversations(other, prefix=prefix).turns(THREAD) == ("q2", "q3")
+        await Conversations(GuardedRedis(one), prefix=prefix, max_turns=2).add(THREAD, "q1")
+        await Conversations(GuardedRedis(one), prefix=prefix, max_turns=2).add(THREAD, "q2")
+        await Conversations(GuardedRedis(one), prefix=prefix, max_turns=2).add(THREAD, "q3")
+        assert await Conversations(GuardedRedis(other), prefix=prefix).turns(THREAD) == ("q2", "q3")
         assert 0 < await one.ttl(prefix + THREAD.key) <= THREAD.ttl_seconds
     finally:
         await one.delete(prefix + THREAD.key)

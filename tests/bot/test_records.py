@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from bot.records import Background, RecordingAnswerer
-from rag import Progress, Result
+from rag import Language, Progress, Result
 from rag.report.records import QuestionRecord, ReviewRecord
 from rag.results import Refusal
 from tests.rag.factories import policy_hits
@@ -21,7 +21,12 @@ class Answerer:
     index = Index()
 
     async def answer(
-        self, question: str, *, scope: str = "all", progress: Progress | None = None
+        self,
+        question: str,
+        *,
+        scope: str = "all",
+        progress: Progress | None = None,
+        language: Language | None = None,
     ) -> Result:
         return Refusal(question, "…", tuple(policy_hits()))
 

@@ -25,7 +25,7 @@ ANSWER = (
     "Unused leave expires on 31 March of the following year [3]."
 )
 
-_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x2FFFF))
+_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x3134F))
 
 
 def reference_language(text: str) -> str:

@@ -12,6 +12,7 @@ from uuid import uuid4
 import pytest
 from redis.asyncio import Redis
 
+from rag.cache.answers import CachePolicy
 from rag.cache.redis_backend import RedisCache
 from tests.rag.cache_fakes import CountingCompute, answer, refusal
 
@@ -52,7 +53,7 @@ async def make(redis_url: str, prefix: str) -> AsyncIterator[Factory]:
 
 
 async def test_refusals_get_the_shorter_ttl_redis_reports(make: Factory, raw: Redis) -> None:
-    cache = make(ttl_seconds=86400, refusal_ttl_seconds=3600)
+    cache = make(policy=CachePolicy(ttl_seconds=86400, refusal_ttl_seconds=3600))
     await cache.get_or_compute("v1:a", CountingCompute(answer()))
     await cache.get_or_compute("v1:r", CountingCompute(refusal()))
     answer_ms = await raw.pttl(f"{cache.prefix}value:v1:a")
@@ -62,7 +63,8 @@ async def test_refusals_get_the_shorter_ttl_redis_reports(make: Factory, raw: Re
 
 
 async def test_value_expires_after_a_short_ttl(make: Factory, raw: Redis) -> None:
-    cache = make(ttl_seconds=1.0)  # a second: a loaded machine still makes the second call in it
+    # a second: a loaded machine still makes the second call in it
+    cache = make(policy=CachePolicy(ttl_seconds=1.0))
     compute = CountingCompute()
     await cache.get_or_compute(KEY, compute)
     await cache.get_or_compute(KEY, compute)
