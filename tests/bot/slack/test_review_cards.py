@@ -65,8 +65,11 @@ def test_review_card_shows_asker_link_draft_problems_and_scored_sources() -> Non
     shown = all_text(blocks)
 
     assert block_problems(blocks) == []
-    for expected in ("<@UASKER>", "<#C0ASK>", "p1718000000000100", "编号 [7]", "0.812"):
+    for expected in ("<@UASKER>", "<#C0ASK>", "p1718000000000100", "编号 [7]", "相关度 0–100"):
         assert expected in shown
+    # the source's score 0.812 shown as a relevance out of 100, never the raw number
+    assert "— 79" in shown
+    assert "0.812" not in shown
     assert "退费 &amp; 转班" in shown
     assert read_back(blocks, "q") == QUESTION
     assert read_back(blocks, "d") == DRAFT
