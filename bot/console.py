@@ -34,7 +34,6 @@ from rag import (
     model_failure_text,
 )
 
-
 NOT_RECORDED = (
     "Questions asked here are not recorded for `python -m rag report` (the Slack and Feishu "
     "bots' are)."
