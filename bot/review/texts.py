@@ -63,6 +63,8 @@ class Texts:
     home_not_reviewer: str
     home_open: str
     home_more: str
+    cancel: str
+    """A modal's close button."""
 
 
 ZH = Texts(
@@ -119,6 +121,7 @@ ZH = Texts(
     home_not_reviewer="这里列出等待复核的回答，仅复核人员可见。",
     home_open="打开卡片",
     home_more="还有 {count} 条未列出。",
+    cancel="取消",
 )
 
 EN = Texts(
@@ -187,6 +190,7 @@ EN = Texts(
     home_not_reviewer="Open reviews are listed here for reviewers only.",
     home_open="Open card",
     home_more="{count} more not listed.",
+    cancel="Cancel",
 )
 
 TEXTS: dict[Language, Texts] = {"zh": ZH, "en": EN}
