@@ -227,7 +227,7 @@ def weekly_digest(
         redis, retention_days=settings.rag.retention_days, index_dir=settings.rag.index_dir
     )
     weekly = WeeklyDigest(
-        WeekClaims(None if redis is None else redis.client, settings.rag.index_dir),
+        WeekClaims(redis, settings.rag.index_dir),
         weekly_report(records.store, ReviewState(redis), votes),
         poster(client, settings.review_channel),
     )

@@ -31,7 +31,7 @@ from rag.report.store import record_store
 from rag.report.summary import build_report
 from rag.search.manifest import MANIFEST_FILE
 from rag.settings import Settings, secret
-from rag.storage.redis_guard import RedisUnavailable
+from rag.storage.redis_guard import RedisUnavailable, describe
 
 REDIS_TIMEOUT_SECONDS = 5.0
 _PERIOD = re.compile(r"^(\d+)([mhdw])$")
@@ -98,7 +98,8 @@ async def _records(settings: Settings, since: float) -> Records:
         )
         return Records(questions, reviews, store.where, await votes.since(since))
     except (RedisError, RedisUnavailable, OSError) as error:
-        msg = f"cannot read the question records from {store.where}: {error}"
+        reason = describe(error.__cause__ or error)
+        msg = f"cannot read the question records from {store.where}: {reason}"
         raise ReportError(msg) from error
     finally:
         if redis is not None:

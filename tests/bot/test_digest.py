@@ -10,7 +10,7 @@ from redis.asyncio import Redis
 
 from bot.digest import PREFIX, WEEK_SECONDS, WeekClaims, WeeklyDigest, digest_text
 from bot.settings import BotSettings
-from rag import SettingsError
+from rag import GuardedRedis, SettingsError
 from rag.report.records import question_key
 from rag.report.summary import build_report
 from tests.rag.report.records_factory import NOW, asked
@@ -26,7 +26,7 @@ class Clock:
 
 
 @pytest.fixture
-async def redis(redis_url: str) -> AsyncIterator[Redis]:
+async def redis(redis_url: str) -> AsyncIterator[GuardedRedis]:
     client = Redis.from_url(redis_url)
 
     async def clear() -> None:
@@ -35,7 +35,7 @@ async def redis(redis_url: str) -> AsyncIterator[Redis]:
             await client.delete(*keys)
 
     await clear()
-    yield client
+    yield GuardedRedis(client)
     await clear()
     await client.aclose()
 
@@ -54,7 +54,7 @@ async def processes(claims: list[WeekClaims], clock: Clock) -> tuple[list[Weekly
 
 @pytest.mark.parametrize("shared", ["redis", "file"])
 async def test_posted_once_per_week_across_processes_and_never_at_start(
-    shared: str, redis: Redis, tmp_path: Path
+    shared: str, redis: GuardedRedis, tmp_path: Path
 ) -> None:
     clock = Clock()
     client = redis if shared == "redis" else None
@@ -74,7 +74,7 @@ async def test_posted_once_per_week_across_processes_and_never_at_start(
 
 
 async def test_a_process_started_later_keeps_the_first_runs_week(
-    redis: Redis, tmp_path: Path
+    redis: GuardedRedis, tmp_path: Path
 ) -> None:
     clock = Clock()
     [first], posted = await processes([WeekClaims(redis, tmp_path)], clock)

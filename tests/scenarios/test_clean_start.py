@@ -21,10 +21,9 @@ async def test_a_clean_slack_start_logs_no_warning(
     # looks for SLACK_BOT_TOKEN on its own ("`token` will be unused").
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    with caplog.at_level(logging.DEBUG):
-        async with compose(env) as served:
-            async with served.http.get(f"{served.url}/healthz") as response:
-                assert response.status == 200
+    caplog.set_level(logging.DEBUG)
+    async with compose(env) as served, served.http.get(f"{served.url}/healthz") as response:
+        assert response.status == 200
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert warnings == []
     assert os.environ["SLACK_BOT_TOKEN"] == env["SLACK_BOT_TOKEN"]  # put back after the start
