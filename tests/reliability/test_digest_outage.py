@@ -16,16 +16,9 @@ from bot.review.state import ReviewState
 from rag.feedback.stores import vote_store
 from rag.report.store import record_store
 from rag.storage.redis_guard import GuardedRedis
+from tests.fakes.clock import FakeClock
 from tests.fakes.redis_server import OwnRedis
 from tests.rag.report.records_factory import NOW, asked
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = NOW
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def problems(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
@@ -35,7 +28,7 @@ def problems(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
 async def test_a_dead_redis_is_one_warning_for_the_digest_and_the_records(
     own_redis: OwnRedis, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    clock = Clock()
+    clock = FakeClock(NOW)
     redis = GuardedRedis.from_url(own_redis.url, cooldown_seconds=5.0, clock=clock)
     records = Background(record_store(tmp_path, redis, retention_days=30))
     votes = vote_store(redis, retention_days=30)
