@@ -94,14 +94,9 @@ class RedisCache:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         heartbeat: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
-        """``sleep``: a waiter's poll; ``heartbeat``: the wait between renewals of a held lock
-        (a third of ``lock_seconds``). Both real time by default; a test passes its own."""
-        _positive(
-            timeout_seconds=timeout_seconds,
-            lock_seconds=lock_seconds,
-            poll_seconds=poll_seconds,
-            max_wait_seconds=max_wait_seconds,
-        )
+        """``sleep``: a waiter's poll; ``heartbeat``: the wait between a held lock's renewals."""
+        _positive(timeout_seconds=timeout_seconds, lock_seconds=lock_seconds)
+        _positive(poll_seconds=poll_seconds, max_wait_seconds=max_wait_seconds)
         if not prefix:
             msg = "prefix must not be empty: clear() deletes every key under it"
             raise ValueError(msg)
