@@ -102,8 +102,7 @@ def serving_pipeline(
 def question_records(config: Config, redis: GuardedRedis | None) -> Background:
     """Records for ``rag report``: in Redis when there is one, else under INDEX_DIR."""
     rag = config.bot.rag
-    client = None if redis is None else redis.client
-    return Background(record_store(rag.index_dir, client, retention_days=rag.retention_days))
+    return Background(record_store(rag.index_dir, redis, retention_days=rag.retention_days))
 
 
 @dataclass(frozen=True)

@@ -6,17 +6,10 @@ from redis.asyncio import Redis
 
 from bot.conversation import Conversation, Conversations, FollowUpSwitch
 from rag import GuardedRedis
+from tests.fakes.clock import FakeClock
 
 THREAD = Conversation.thread("C1", "1.0001")
 DM = Conversation.recent("D1", window_seconds=600)
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 async def test_turns_are_kept_oldest_first_and_bounded() -> None:
@@ -29,7 +22,7 @@ async def test_turns_are_kept_oldest_first_and_bounded() -> None:
 
 
 async def test_a_dm_top_level_is_one_conversation_only_within_its_window() -> None:
-    clock = _Clock()
+    clock = FakeClock()
     memory = Conversations(None, clock=clock)
     await memory.add(DM, "流利级的课程费是多少？")
     clock.now += 599

@@ -14,6 +14,7 @@ from redis.backoff import NoBackoff
 
 from bot.dedupe import Dedupe, event_key, message_key
 from rag.storage.redis_guard import GuardedRedis
+from tests.fakes.clock import FakeClock
 
 
 @pytest.fixture
@@ -80,11 +81,11 @@ async def test_concurrent_deliveries_have_exactly_one_winner(
 
 
 async def test_without_redis_the_process_remembers_and_forgets_after_the_ttl() -> None:
-    now = [0.0]
-    dedupe = Dedupe(None, ttl_seconds=60, clock=lambda: now[0])
+    clock = FakeClock(0.0)
+    dedupe = Dedupe(None, ttl_seconds=60, clock=clock)
     assert await dedupe.claim(event_key("Ev1"))
     assert not await dedupe.claim(event_key("Ev1"))
-    now[0] = 61.0
+    clock.now = 61.0
     assert await dedupe.claim(event_key("Ev1"))
 
 

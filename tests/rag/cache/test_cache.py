@@ -16,7 +16,8 @@ from rag.generate.llm import GenerationError
 from rag.questions import normalize_question, question_digest
 from rag.results import Answer
 from rag.settings import Settings
-from tests.rag.cache_fakes import CountingCompute, FakeClock, answer, refusal, unverified
+from tests.fakes.clock import FakeClock
+from tests.rag.cache_fakes import CountingCompute, answer, refusal, unverified
 
 # --- normalisation and keys -----------------------------------------------------------------
 
