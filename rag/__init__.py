@@ -15,7 +15,8 @@ The path of a question, one sub-package per stage::
 
 Beside the path: ``serving/`` keeps a pipeline live in a long-running process (the served
 index, refresh, background builds, coordination and shared vectors between processes);
-``storage/`` is what every part that keeps something outside the process stands on (the guarded
+``sync/`` copies the SOURCES_FILE wikis (Confluence, Feishu) into DOCS_DIR; ``storage/`` is
+what every part that keeps something outside the process stands on (the guarded
 Redis client, versioned records, JSON lines kept for RETENTION_DAYS).
 
 The edges (``bot/``, ``python -m rag``) import what they need from this module only. Names are
@@ -196,6 +197,12 @@ if TYPE_CHECKING:
     from rag.storage.records import (
         Record as Record,
     )
+    from rag.sync.sources_file import (
+        SourcesFile as SourcesFile,
+    )
+    from rag.sync.sources_file import (
+        read_sources as read_sources,
+    )
     from rag.storage.records import (
         check_version as check_version,
     )
@@ -274,6 +281,8 @@ _HOME = {
     "Settings": "rag.settings",
     "SettingsError": "rag.settings",
     "secret": "rag.settings",
+    "SourcesFile": "rag.sync.sources_file",
+    "read_sources": "rag.sync.sources_file",
 }
 
 __all__ = sorted(_HOME)

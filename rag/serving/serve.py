@@ -10,6 +10,7 @@ background task while it serves.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from langchain_core.embeddings import Embeddings
@@ -31,8 +32,11 @@ from rag.serving.refresh import (
     vectors_missing,
 )
 from rag.serving.sharing import Sharing
+from rag.serving.syncing import Syncing
 from rag.settings import Settings
 from rag.storage.redis_guard import GuardedRedis
+from rag.sync.http import Retry
+from rag.sync.sources_file import SourcesFile
 
 FROM_SETTINGS = object()
 
@@ -62,10 +66,14 @@ def serve_pipeline(
     embeddings: Embeddings | object | None = FROM_SETTINGS,
     scopes: ScopeCatalog | None = None,
     full_index_first: bool = False,
+    sources: SourcesFile | None = None,
+    sync_retry: Retry | None = None,
 ) -> LivePipeline:
     """``embeddings``: EMBEDDINGS' embedder unless given (a test counts what is embedded).
     ``full_index_first``: embed everything before returning (the console chat, which runs no
-    background backfill, would otherwise answer from the lexical index for good)."""
+    background backfill, would otherwise answer from the lexical index for good).
+    ``sources``: SOURCES_FILE as read at start; synced every SYNC_SECONDS while following
+    (``sync_retry``: the sync's HTTP retries, a test's waits)."""
     if embeddings is FROM_SETTINGS:
         embeddings = embeddings_from_settings(settings)
     assert embeddings is None or isinstance(embeddings, Embeddings)
@@ -94,8 +102,27 @@ def serve_pipeline(
         known=known,
         builds=builds,
     )
+    syncing = None
+    if sources is not None and settings.sync_seconds > 0:
+        syncing = Syncing(
+            sources,
+            docs_dir=settings.docs_dir,
+            index_dir=settings.index_dir,
+            every_seconds=settings.sync_seconds,
+            on_change=refresher.wake,
+            retry=sync_retry,
+        )
+        live.sources = syncing.describe
 
     async def follow() -> None:
+        task = None if syncing is None else asyncio.create_task(syncing.run())
+        try:
+            await _follow()
+        finally:
+            if task is not None:
+                task.cancel()
+
+    async def _follow() -> None:
         if sharing is not None:
             sharing.bridge.attach()  # builds from now on reach Redis through this loop
             if live.holder.state.mode == "full":
