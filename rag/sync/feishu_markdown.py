@@ -41,10 +41,11 @@ _FIELDS |= {number: f"heading{level}" for number, level in HEADINGS.items()}
 
 def blocks_to_markdown(blocks: Sequence[Block]) -> str:
     tree = _Tree({str(block.get("block_id")): block for block in blocks})
-    roots = [b for b in blocks if b.get("block_type") == PAGE] or [
-        b for b in blocks if str(b.get("parent_id") or "") not in tree.blocks
-    ]
-    return join([text for root in roots for text in tree.children(root)])
+    pages = [block for block in blocks if block.get("block_type") == PAGE]
+    if not pages:  # no page block (a partial listing): the blocks no listed block holds
+        top = [b.get("block_id") for b in blocks if str(b.get("parent_id")) not in tree.blocks]
+        pages = [{"children": top}]
+    return join([text for page in pages for text in tree.children(page)])
 
 
 class _Tree:

@@ -159,9 +159,13 @@ def _source(path: Path, name: str, table: Any, env: Mapping[str, str]) -> Source
     try:
         settings: Any = model.model_validate(table)
     except ValidationError as error:
-        first = error.errors()[0]
+        # A misspelt key explains the "field required" that comes with it: name it first.
+        first = min(error.errors(), key=lambda e: e["type"] != "extra_forbidden")
         key = ".".join(str(part) for part in first["loc"]) or "kind"
-        msg = f"{where} {key}: {first['msg'].lower()}"
+        why = first["msg"].lower()
+        if first["type"] == "extra_forbidden":
+            why = f"unknown key; {table['kind']} takes {', '.join(model.model_fields)}"
+        msg = f"{where} {key}: {why}"
         raise SourcesFileError(msg) from None
     secrets = {}
     for key, variable in settings.model_dump().items():
