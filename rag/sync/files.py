@@ -22,7 +22,13 @@ from rag.sync.source import Document
 
 MAX_NAME_CHARS = 120
 _UNSAFE = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|]+')
-_PLAIN = re.compile(r"^[^\s:#'\"\[\]{}&*!|>%@`,-][^:#\n]*$")
+_NEEDS_QUOTES = re.compile(
+    r"""^[\s\-?:,\[\]{}#&*!|>'"%@`]|: |\s#|[\n\r\t]|\s$|^(?:true|false|yes|no|on|off|null|~)$"""
+    r"|^[-+.\d]",
+    re.IGNORECASE,
+)
+"""What YAML would read as something else than this text: indicators, ``: ``, booleans,
+numbers and dates (a title "2024" or a time stays a string)."""
 
 
 def safe_name(text: str, fallback: str) -> str:
@@ -53,11 +59,7 @@ def render(document: Document, source: str) -> str:
 
 def _scalar(value: str) -> str:
     """The value as YAML: plain when it is safe to, else a JSON string (valid YAML too)."""
-    return (
-        value
-        if _PLAIN.match(value) and value == value.strip()
-        else json.dumps(value, ensure_ascii=False)
-    )
+    return json.dumps(value, ensure_ascii=False) if _NEEDS_QUOTES.search(value) else value
 
 
 def write(docs_dir: Path, relative: str, text: str) -> None:
