@@ -197,12 +197,6 @@ if TYPE_CHECKING:
     from rag.storage.records import (
         Record as Record,
     )
-    from rag.sync.sources_file import (
-        SourcesFile as SourcesFile,
-    )
-    from rag.sync.sources_file import (
-        read_sources as read_sources,
-    )
     from rag.storage.records import (
         check_version as check_version,
     )
@@ -217,6 +211,12 @@ if TYPE_CHECKING:
     )
     from rag.storage.redis_guard import (
         guarded as guarded,
+    )
+    from rag.sync.sources_file import (
+        SourcesFile as SourcesFile,
+    )
+    from rag.sync.sources_file import (
+        read_sources as read_sources,
     )
 
 _HOME = {

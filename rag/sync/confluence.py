@@ -119,7 +119,8 @@ class ConfluenceCloudSource(_Confluence):
             params = {"limit": str(PAGE_SIZE_CLOUD), "status": "current"}
             async for page in self._pages(path, params):
                 self.spaces_of[str(page["id"])] = key
-                yield Entry(str(page["id"]), utc_iso(page["version"]["createdAt"]))
+                when = utc_iso(page["version"]["createdAt"])
+                yield Entry(str(page["id"]), when, f"{key}/{page.get('title', '')}")
 
     async def _fetch(self, entry: Entry) -> Document:
         page = await self.api.request(
@@ -162,7 +163,8 @@ class ConfluenceDataCenterSource(_Confluence):
             }
             async for page in self._pages("/rest/api/content", params):
                 self.spaces_of[str(page["id"])] = key
-                yield Entry(str(page["id"]), utc_iso(page["version"]["when"]))
+                when = utc_iso(page["version"]["when"])
+                yield Entry(str(page["id"]), when, f"{key}/{page.get('title', '')}")
 
     async def _fetch(self, entry: Entry) -> Document:
         page = await self.api.request(

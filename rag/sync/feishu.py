@@ -136,7 +136,10 @@ class FeishuWikiSource:
             for space in self.spaces:
                 nodes.update(await self._walk(space))
             self._nodes = nodes
-        return [Entry(node.token, node.modified) for node in self._nodes.values()]
+        return [
+            Entry(node.token, node.modified, "/".join((*node.place, node.title)))
+            for node in self._nodes.values()
+        ]
 
     async def fetch(self, entry: Entry) -> Document:
         node = (self._nodes or {}).get(entry.id)

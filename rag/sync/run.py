@@ -1,6 +1,6 @@
 """One sync of one source: what changed since the cursor, what is gone, into DOCS_DIR.
 
-    changed(cursor) + live()     -> fetch: new ids, and ids whose modified time differs
+    changed(cursor) + live()     -> fetch: new ids, ids whose modified time, place or title differ
                                  -> remove: ids written before that are no longer live
     fetch each (a progress bar)  -> Gone / Forbidden: the file is removed (never kept stale)
                                  -> any other error: the last good copy stays, the reason is
@@ -110,7 +110,7 @@ def _wanted(state: SourceState, changed: tuple[Entry, ...], live: dict[str, Entr
 
 def _differs(state: SourceState, entry: Entry) -> bool:
     stored = state.documents.get(entry.id)
-    return stored is None or stored.modified != entry.modified
+    return stored is None or (stored.modified, stored.where) != (entry.modified, entry.where)
 
 
 class _Writer:
@@ -129,6 +129,7 @@ class _Writer:
         self.last = last
 
     async def fetch(self, entry: Entry) -> None:
+        """Fetch and write one document; what happens is counted in ``last``."""
         stored = self.state.documents.get(entry.id)
         try:
             document = await self.source.fetch(entry)
@@ -142,16 +143,16 @@ class _Writer:
             self._failed(stored.path if stored else entry.id, error)
             return
         try:
-            self._write(document, stored)
+            self._write(document, stored, entry.where)
         except OSError as error:
             self._failed(document.title, error)
 
-    def _write(self, document: Document, stored: Synced | None) -> None:
+    def _write(self, document: Document, stored: Synced | None, where: str) -> None:
         path = self._path(document)
         files.write(self.docs_dir, path, files.render(document, self.source.name))
         if stored is not None and stored.path != path:
             files.remove(self.docs_dir, stored.path)  # renamed or moved: the old name goes
-        self.state.documents[document.id] = Synced(path, document.modified)
+        self.state.documents[document.id] = Synced(path, document.modified, where)
         if stored is None:
             self.last.added += 1
         else:

@@ -29,6 +29,9 @@ class Entry:
     modified: str
     """When it last changed, ISO 8601 (UTC when the source says so); compared as text with
     the stored one, so any change of it means "fetch again"."""
+    where: str = ""
+    """Its place and title as the listing shows them: a page moved or renamed without an edit
+    (its modified time unchanged) is fetched again, and its file moves."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ class Synced:
     path: str
     """Relative to DOCS_DIR."""
     modified: str
+    where: str = ""
 
 
 @dataclass

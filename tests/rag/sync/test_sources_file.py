@@ -72,9 +72,9 @@ def test_each_source_gets_its_settings_and_the_secrets_the_file_names(tmp_path: 
         ('[sources."bad name"]\nkind = "feishu-wiki"\n', "[sources.bad name]: the name must be"),
         ('[sources.x]\nkind = "notion"\n', "[sources.x] kind: 'notion' is not one of"),
         (GOOD.replace('spaces = ["OPS"]\n', ""), "[sources.ops] spaces: field required"),
-        (GOOD.replace('email = "citebot@acme.com"', 'emial = "x"'), "[sources.hr-wiki] emial: unknown key; confluence-cloud takes kind, url, spaces, email"),
+        (GOOD.replace('email = "citebot@acme.com"', 'emial = "x"'), "[sources.hr-wiki] emial: unknown key; confluence-cloud takes kind, url, spaces, email"),  # noqa: E501
         (GOOD.replace("https://acme.feishu.cn", "acme.feishu.cn"), "[sources.handbook] site"),
-        (GOOD.replace('"CONFLUENCE_PAT"', '"CONFLUENCE_PTA"'), "[sources.ops] token_env: the variable CONFLUENCE_PTA is not set"),
+        (GOOD.replace('"CONFLUENCE_PAT"', '"CONFLUENCE_PTA"'), "[sources.ops] token_env: the variable CONFLUENCE_PTA is not set"),  # noqa: E501
     ],
 )  # fmt: skip
 def test_a_bad_file_is_one_line_naming_the_file_the_source_and_the_key(
