@@ -179,9 +179,10 @@ async def test_synced_pages_are_answered_cited_with_their_url_followed_and_scope
             for e in b["elements"]
             if leave_file in str(e.get("value"))
         )
-        await bot.click(
-            button_click(slack_api, channel=HR_CHANNEL, message_ts=reply.ts, button=button, user=BOB)
+        click = button_click(
+            slack_api, channel=HR_CHANNEL, message_ts=reply.ts, button=button, user=BOB
         )
+        await bot.click(click)
         await slack_api.wait_until(lambda: bool(slack_api.ephemerals), within=10)
         page_url = f"{wikis.confluence.cloud_url}/spaces/HR/pages/{wikis.leave}"
         assert page_url in str(slack_api.ephemerals[-1].blocks)  # the button opens the page
