@@ -8,6 +8,9 @@ A source answers three questions, so a third kind (Notion, Google Drive) is one 
                      or is no longer readable, and leaves DOCS_DIR)
     fetch(id)        one document as Markdown with its title, URL, modified time and place
 
+A source may also offer ``api_calls() -> int`` (requests sent so far), which the sync's summary
+reports as the cost of the sync.
+
 ``fetch`` raises :class:`Gone` for a document deleted since it was listed and
 :class:`Forbidden` for one the credentials may no longer read: both are dropped. Anything else
 (:class:`SourceError`, a network error) is a failure: the last good copy is kept.
