@@ -13,7 +13,7 @@ drops it and the call is made once more with a fresh one; HTTP 429 or code 99991
 ``x-ogw-ratelimit-reset`` seconds the gateway names (:mod:`rag.sync.http`). The node tree is
 walked once per sync and answers both ``changed`` (by each node's ``obj_edit_time``) and
 ``live``. Only docx nodes are documents; sheets, bitables, mind notes and old-style docs are
-skipped, their children are still walked.
+skipped, their children are still walked; a shortcut is not synced again (its origin is).
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ class FeishuWikiSource:
             parent, place = pending.pop(0)
             for item in await self._level(space, parent):
                 title = str(item.get("title") or "").strip() or str(item["node_token"])
-                if item.get("obj_type") == "docx":
+                if item.get("obj_type") == "docx" and item.get("node_type") != "shortcut":
                     found[str(item["node_token"])] = _Node(
                         str(item["node_token"]),
                         str(item["obj_token"]),

@@ -60,6 +60,8 @@ class Node:
     vanishes: bool = False
     forbidden: bool = False
     blocks: list[Json] = field(default_factory=list)
+    shortcut: bool = False
+    """A shortcut node: another place in the tree showing the same document."""
 
 
 class FakeFeishuWiki(FakeService):
@@ -112,6 +114,13 @@ class FakeFeishuWiki(FakeService):
             node.blocks.append({"block_id": block_id, "parent_id": node.obj_token, **block})
         node.title = title or node.title
         node.edited = START_EPOCH + next(self._clock)
+
+    def add_shortcut(self, space: str, token: str, *, parent: str = "") -> str:
+        origin = self.nodes[token]
+        shortcut = Node(f"wikcn{next(self._ids):06d}", space, parent, origin.title, "docx",
+                        origin.obj_token, origin.edited, shortcut=True)  # fmt: skip
+        self.nodes[shortcut.token] = shortcut
+        return shortcut.token
 
     def delete(self, token: str) -> None:
         del self.nodes[token]
@@ -181,7 +190,7 @@ class FakeFeishuWiki(FakeService):
             "obj_token": node.obj_token,
             "obj_type": node.obj_type,
             "parent_node_token": node.parent,
-            "node_type": "origin",
+            "node_type": "shortcut" if node.shortcut else "origin",
             "has_child": any(n.parent == node.token for n in self.nodes.values()),
             "title": node.title,
             "obj_create_time": str(START_EPOCH),
@@ -192,7 +201,7 @@ class FakeFeishuWiki(FakeService):
         if refused := self._refused("blocks", request):
             return refused
         doc = request.match_info["doc"]
-        node = next((n for n in self.nodes.values() if n.obj_token == doc), None)
+        node = next((n for n in self.nodes.values() if n.obj_token == doc and not n.shortcut), None)
         if node is None or node.vanishes:
             if node is not None:
                 del self.nodes[node.token]

@@ -25,6 +25,7 @@ def handbook(wiki: FakeFeishuWiki) -> tuple[str, dict[str, str]]:
     sheet = wiki.add_doc(space, "预算表", [], kind="sheet")
     under = wiki.add_doc(space, "预算说明", [text("按季度编制。")], parent=sheet)
     onboarding = wiki.add_doc(space, "入职", [text("第一天领电脑。")] * 5)
+    wiki.add_shortcut(space, travel, parent=sheet)  # 差旅 shown a second time: synced once
     nodes = {"claims": claims, "travel": travel, "meals": meals, "under": under}
     return space, nodes | {"onboarding": onboarding}
 
