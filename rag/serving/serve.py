@@ -131,8 +131,8 @@ def _with_sync(
     retry: Retry | None,
 ) -> Callable[[], Awaitable[None]]:
     """``follow``, with SOURCES_FILE synced beside it every SYNC_SECONDS (when there is one and
-    the sync is on); a sync that wrote files wakes the refresher."""
-    if sources is None or settings.sync_seconds <= 0:
+    SYNC_SECONDS is not 0); a sync that wrote files wakes the refresher."""
+    if sources is None:
         return follow
     syncing = Syncing(
         sources,
@@ -142,7 +142,9 @@ def _with_sync(
         on_change=refresher.wake,
         retry=retry,
     )
-    live.sources = syncing.describe
+    live.sources = syncing.describe  # also with the sync off: what `rag sync` last did
+    if settings.sync_seconds <= 0:
+        return follow
 
     async def follow_and_sync() -> None:
         task = asyncio.create_task(syncing.run())
