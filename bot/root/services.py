@@ -96,6 +96,7 @@ def serving_pipeline(
         reviewed=reviewed,
         scopes=None if config.scopes is None else config.scopes.catalog,
         full_index_first=config.console,
+        sources=config.sources,
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from typing import Any
 
 from rag.language import Language
 from rag.pipeline import DEFAULT_SCOPE, Pipeline, Withdrawal
@@ -30,6 +31,8 @@ class LivePipeline:
         self.holder = IndexHolder(pipeline.index, mode=mode)
         self.follower: Callable[[], Awaitable[None]] | None = None
         """What keeps this pipeline current while it serves (a refresher's ``run``)."""
+        self.sources: Callable[[], list[dict[str, Any]]] | None = None
+        """Each SOURCES_FILE source's last sync, for ``/healthz``; ``None``: no sync runs."""
 
     @property
     def index(self) -> IndexHolder:
