@@ -23,6 +23,9 @@ MAX_LIST_ITEMS = 8
 
 TERMINAL = re.compile(r"[。！？；!?.]+[”’」』）)\"']*$")
 LEAD_IN = re.compile(r"[：:]$")
+_ANNOUNCES = re.compile(
+    r"\b(?:the following|as follows|listed below|below)\b|以下|如下|下列|下面", re.IGNORECASE
+)
 _EXAMPLE_HEADING = re.compile(r"示例|举例|例子|样例|\bexamples?\b|\be\.g\.", re.IGNORECASE)
 
 
@@ -110,6 +113,14 @@ def _heading_of(header: str) -> str:
     return rest
 
 
+def _announcing(sentences: list[str]) -> int | None:
+    """Which sentence of a paragraph announces the list after it ("submit the following
+    paperwork to your HR specialist. Note: …", "材料如下"), when no sentence ends in a colon."""
+    if sentences and LEAD_IN.search(sentences[-1]):
+        return None
+    return next((i for i, s in enumerate(sentences) if _ANNOUNCES.search(s)), None)
+
+
 def quotable(sources: Sequence[PromptSource]) -> list[Candidate]:
     """Every sentence of every source; a lead-in or table header keeps the rows under it."""
     candidates: list[Candidate] = []
@@ -121,10 +132,12 @@ def quotable(sources: Sequence[PromptSource]) -> list[Candidate]:
         topic = match_terms(_heading_of(source.header))
         for number, line in enumerate(lines):
             sentences = split_sentences(line)
+            announcing = _announcing(sentences)
             for index, sentence in enumerate(sentences):
                 last = index == len(sentences) - 1
-                introduces = LEAD_IN.search(sentence) or is_table_header(lines, number)
-                items = _list_after(lines, number + 1) if last and introduces else ()
+                introduces = (last and LEAD_IN.search(sentence)) or is_table_header(lines, number)
+                wanted_items = introduces or index == announcing
+                items = _list_after(lines, number + 1) if wanted_items else ()
                 own = frozenset(match_terms("\n".join((sentence, *items))))
                 candidates.append(
                     Candidate(

@@ -9,8 +9,8 @@ from pydantic import SecretStr
 
 from rag.check.answer_text import sentences
 from rag.check.citations import check
-from rag.generate.extractive import ExtractiveChatModel, model_identity
-from rag.generate.prompt import build_messages
+from rag.generate.extractive import ExtractiveChatModel, extractive_answer, model_identity
+from rag.generate.prompt import PromptSource, build_messages
 from rag.generate.quotable import split_sentences
 from rag.messages import REFUSAL, is_refusal_text
 from rag.results import Hit
@@ -206,3 +206,38 @@ def test_the_best_ranked_source_is_preferred_over_a_rarer_word_elsewhere() -> No
     hits = [make_hit(transfer, source="refund.md"), make_hit(advisor, source="handbook.md")]
     reply = answer("转班要收费吗？", hits)
     assert "免费转班两次" in reply
+
+
+def test_a_sentence_announcing_the_list_after_its_paragraph_brings_the_list() -> None:
+    source = PromptSource(
+        1,
+        "[1] leave.md · Advanced sick leave",
+        "To get approval you will need to submit the following paperwork to your HR "
+        "specialist. Note: draft everything first.\n\n"
+        "1. A request form.\n2. An original medical certification.\n3. A timesheet report.",
+    )
+
+    reply = extractive_answer(
+        "what paperwork do I need to get advanced sick leave approved", [source]
+    )
+
+    assert reply.startswith("To get approval you will need to submit the following paperwork")
+    assert "medical certification" in reply
+    assert "timesheet report" in reply
+
+
+def test_the_rule_leads_and_its_worked_example_follows_at_most() -> None:
+    rule = PromptSource(
+        3,
+        "[3] refund.md · 三、退费计算口径",
+        "退费金额 = 实付课程费 ×（剩余课时 ÷ 总课时）− 手续费。",
+    )
+    example = PromptSource(
+        1,
+        "[1] refund.md · 计算示例一 (退费 › 三、退费计算口径 › 计算示例一)",
+        "学员单独报读流利级，实付课程费 4800 元，退费金额 = 4800 × 12 ÷ 16 − 180 = 3420 元。",
+    )
+
+    reply = extractive_answer("退费怎么算？", [example, rule])
+
+    assert reply.startswith("退费金额 = 实付课程费")
