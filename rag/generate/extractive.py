@@ -50,12 +50,14 @@ FORMULA_BONUS = 1.5
 EXAMPLE_RATIO = 0.6
 """A sentence under a worked example's heading ("计算示例", "Example") weighs this share: the
 rule it illustrates is the answer, the example at most its illustration."""
+SHARED_WITH_QUOTE = 2
+"""Terms the next sentence (or paragraph) must share with the best quote to go along."""
 FOLLOWING_CHARS = 220
 """The best quote brings the next sentence of its paragraph when that one is at most this long:
 a rule and its exception, a symptom and its fix, usually sit side by side."""
 
 _FORMULA = re.compile(r"[=×÷]")
-_ANAPHOR = re.compile(
+ANAPHOR = re.compile(
     r"^(?:该|其|此|这|这些|这个|这种|它|它们|他们|上述|以上|前者|后者|同时|此外|另外|但|但是|否则)"
     r"|^(?:it|its|this|that|these|those|they|them|such|then|otherwise|however|also|but)\b",
     re.IGNORECASE,
@@ -166,7 +168,7 @@ def _with_context(
     extra: list[Candidate] = []
     before = candidates[best.position - 1] if best.position > 0 else None
     if (
-        _ANAPHOR.match(best.text)
+        ANAPHOR.match(best.text)
         and before is not None
         and before.source == best.source
         and before.position not in taken
@@ -177,13 +179,22 @@ def _with_context(
         not best.items
         and after is not None
         and after.source == best.source
-        and after.line == best.line
+        and after.line - best.line <= 2  # its paragraph, or the next (past one blank line)
         and after.position not in taken
         and len(after.text) <= FOLLOWING_CHARS
-        and (_ANAPHOR.match(after.text) or wanted & after.terms)
+        and _goes_on(after, best, wanted)
     ):
         extra.append(after)
     return chosen + extra
+
+
+def _goes_on(after: Candidate, best: Candidate, wanted: set[str]) -> bool:
+    """Whether the sentence after the best quote goes on about it: it refers back, names what
+    the question names, or shares two terms with the quote ("退费金额 = … − 手续费。" then
+    "手续费为可退金额的 5%，最低 50 元。")."""
+    if ANAPHOR.match(after.text) or wanted & after.terms:
+        return True
+    return len((after.terms - after.topic) & (best.terms - best.topic)) >= SHARED_WITH_QUOTE
 
 
 def _cited(sentence: str, n: int) -> str:
