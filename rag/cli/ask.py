@@ -8,10 +8,14 @@ import json
 import sys
 import textwrap
 import unicodedata
+from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from rag.assemble import build_pipeline, redis_from_settings
+from rag.cli import batch
 from rag.cli.scoping import add_scope_argument, chosen_scope
+from rag.followup.rewrite import Rewriter
 from rag.generate.llm import GenerationError
 from rag.language import detect_language
 from rag.messages import model_failure_text
@@ -24,9 +28,18 @@ from rag.settings import Settings, SettingsError
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("ask", help="answer one question from the documents")
-    parser.add_argument("question", help="the question, in Chinese or English")
+    parser = subparsers.add_parser("ask", help="answer one question (or a file of them)")
+    parser.add_argument("question", nargs="?", help="the question, in Chinese or English")
     parser.add_argument("--json", action="store_true", help="print one JSON object for scripts")
+    parser.add_argument(
+        "--questions",
+        type=Path,
+        metavar="IN.jsonl",
+        help='answer every {"id", "question", "first_question"?} line of this file',
+    )
+    parser.add_argument(
+        "--out", type=Path, metavar="OUT.jsonl", help="where --questions writes its answers"
+    )
     add_scope_argument(parser, "answer as an audience with this scope of SCOPES_FILE")
     parser.set_defaults(func=run)
 
@@ -99,8 +112,52 @@ async def _ask(
             await redis.aclose()
 
 
+async def _ask_many(
+    questions: list[batch.Asked],
+    out: Path,
+    settings: Settings,
+    scope: ScopeSet,
+    scopes: ScopesFile | None,
+) -> Counter[str]:
+    catalog = None if scopes is None else scopes.catalog
+    redis = redis_from_settings(settings)
+    pipeline = build_pipeline(settings, redis=redis, progress=sys.stderr.isatty(), scopes=catalog)
+    rewriter = Rewriter(pipeline.generator) if settings.llm_configured else Rewriter()
+    try:
+        return await batch.answer_all(questions, pipeline, rewriter, out, scope=scope.key)
+    finally:
+        await pipeline.aclose()
+        if redis is not None:
+            await redis.aclose()
+
+
+def _run_many(args: argparse.Namespace, settings: Settings) -> int:
+    if args.question is not None or args.out is None or args.json:
+        print(
+            "citebot: --questions IN.jsonl needs --out OUT.jsonl, and no question or --json",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        questions = batch.read_questions(args.questions)
+        scopes, scope = chosen_scope(settings, args.scope)
+    except (batch.BadQuestions, SettingsError, UnknownScope) as error:
+        print(f"citebot: {error}", file=sys.stderr)
+        return 2
+    try:
+        verdicts = asyncio.run(_ask_many(questions, args.out, settings, scope, scopes))
+    except GenerationError as error:
+        print(f"citebot: the chat model failed: {error.reason}", file=sys.stderr)
+        print(f"citebot: the answers so far are in {args.out}", file=sys.stderr)
+        return 1
+    print(batch.summary(verdicts))
+    return 0
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    question = args.question.strip()
+    if args.questions is not None:
+        return _run_many(args, settings)
+    question = (args.question or "").strip()
     if not question:
         print(
             "citebot: the question is empty; ask something, e.g. 口语课一共有几级？",

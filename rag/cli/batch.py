@@ -1,0 +1,116 @@
+"""``python -m rag ask --questions IN.jsonl --out OUT.jsonl``: many questions, one process.
+
+IN: one JSON object a line with ``id`` and ``question``; with ``first_question`` the question is
+the second turn of a thread and is made standalone exactly as the bot makes a thread follow-up
+standalone (:class:`rag.followup.rewrite.Rewriter`: the chat model when one is configured, else
+the rules). Other fields are ignored: nothing but the question reaches the answer core.
+
+OUT: one line per input line, in order::
+
+    {"id", "verdict": "answer" | "refusal" | "unverified", "text", "sources": [{"n", "source",
+     "heading"}]}
+
+``text`` is what the asker would see (for ``unverified``, the draft that went to review),
+``source`` the path relative to DOCS_DIR and ``n`` the ``[n]`` of the source in ``text``.
+A line that is not a question object is reported with its line number and nothing is answered,
+so a typo never costs a long run half-way through.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rag.followup.rewrite import Rewriter
+from rag.pipeline import Pipeline
+from rag.results import Result
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    id: str
+    question: str
+    first_question: str | None = None
+
+
+class BadQuestions(ValueError):
+    """The questions file cannot be read; the message names the file and line."""
+
+
+def _text(row: dict[str, Any], name: str, where: str) -> str:
+    value = row.get(name)
+    if name == "id" and isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str) or not value.strip():
+        msg = f"{where}: {name!r} must be a non-empty string"
+        raise BadQuestions(msg)
+    return value
+
+
+def read_questions(path: Path) -> list[Asked]:
+    """Every question of ``path``, validated before any is answered."""
+    try:
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        msg = f"cannot read the questions file {path}: {error}"
+        raise BadQuestions(msg) from error
+    asked: list[Asked] = []
+    seen: set[str] = set()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            msg = f"{where}: not a JSON object ({error.msg})"
+            raise BadQuestions(msg) from error
+        if not isinstance(row, dict):
+            msg = f"{where}: not a JSON object"
+            raise BadQuestions(msg)
+        ident, question = _text(row, "id", where), _text(row, "question", where)
+        first = None if row.get("first_question") is None else _text(row, "first_question", where)
+        if ident in seen:
+            msg = f"{where}: id {ident!r} appears twice"
+            raise BadQuestions(msg)
+        seen.add(ident)
+        asked.append(Asked(ident, question.strip(), None if first is None else first.strip()))
+    return asked
+
+
+def out_line(asked: Asked, result: Result) -> dict[str, Any]:
+    return {
+        "id": asked.id,
+        "verdict": result.verdict,
+        "text": result.text,
+        "sources": [
+            {"n": n, "source": hit.chunk.source, "heading": hit.chunk.heading_path}
+            for n, hit in enumerate(result.hits, start=1)
+        ],
+    }
+
+
+async def answer_all(
+    questions: Iterable[Asked], pipeline: Pipeline, rewriter: Rewriter, out: Path, *, scope: str
+) -> Counter[str]:
+    """Answers every question in order, writing each line as soon as it is answered."""
+    verdicts: Counter[str] = Counter()
+    with out.open("w", encoding="utf-8") as sink:
+        for asked in questions:
+            question = asked.question
+            if asked.first_question is not None:
+                question = await rewriter.standalone(question, (asked.first_question,))
+            result = await pipeline.answer(question, scope=scope)
+            verdicts[result.verdict] += 1
+            sink.write(json.dumps(out_line(asked, result), ensure_ascii=False) + "\n")
+            sink.flush()
+    return verdicts
+
+
+def summary(verdicts: Counter[str]) -> str:
+    """One line per verdict, in a fixed order (``answer: 41``)."""
+    return "\n".join(f"{v}: {verdicts.get(v, 0)}" for v in ("answer", "refusal", "unverified"))
