@@ -20,10 +20,13 @@ class SourceDocument:
     title: str = ""
     link: str | None = None
     doc_id: str = ""
+    about: str = ""
+    """What the page's metadata says it is about (description, keywords, aliases): searched
+    with every passage of the page, never quoted."""
 
     @property
     def hash(self) -> str:
-        return content_hash(f"{self.title}\n{self.link or ''}\n{self.text}")
+        return content_hash(f"{self.title}\n{self.link or ''}\n{self.about}\n{self.text}")
 
 
 class DocumentError(Exception):

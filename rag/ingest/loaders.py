@@ -24,13 +24,15 @@ from pathlib import Path
 from rag.ingest.documents import DocumentError, SourceDocument
 from rag.ingest.encodings import UndecodableText, decode_text
 from rag.ingest.formats import docx_to_text, html_to_text, normalise_newlines, pdf_to_text
+from rag.ingest.markdown import about, read_markdown, split_front_matter
 
 logger = logging.getLogger(__name__)
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 """Larger files are skipped: policy documents are far smaller; 20 MB of PDF is a scan or a book."""
 
-TEXT_SUFFIXES = frozenset({".md", ".markdown", ".txt"})
+MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdx"})
+TEXT_SUFFIXES = MARKDOWN_SUFFIXES | {".txt"}
 HTML_SUFFIXES = frozenset({".html", ".htm"})
 SUPPORTED_SUFFIXES = TEXT_SUFFIXES | HTML_SUFFIXES | {".pdf", ".docx"}
 
@@ -87,8 +89,10 @@ def load_file(path: Path, docs_dir: Path) -> SourceDocument:
         raise DocumentError(msg)
     data = _read(path)
     meta: dict[str, str] = {}
-    if suffix in TEXT_SUFFIXES:
-        meta, text = _front_matter(normalise_newlines(_decode(data)))
+    if suffix in MARKDOWN_SUFFIXES:
+        meta, text = read_markdown(normalise_newlines(_decode(data)))
+    elif suffix in TEXT_SUFFIXES:
+        meta, text = split_front_matter(normalise_newlines(_decode(data)))
     elif suffix in HTML_SUFFIXES:
         meta, text = html_to_text(normalise_newlines(_decode(data)))
     elif suffix == ".pdf":
@@ -101,7 +105,11 @@ def load_file(path: Path, docs_dir: Path) -> SourceDocument:
         raise DocumentError(msg)
     title = meta.get("title") or _first_heading(text) or path.stem
     return SourceDocument(
-        source=_relative(path, docs_dir), text=text, title=title, link=meta.get("url") or None
+        source=_relative(path, docs_dir),
+        text=text,
+        title=title,
+        link=meta.get("url") or None,
+        about=about(meta),
     )
 
 
@@ -214,27 +222,8 @@ def _decode(data: bytes) -> str:
         raise DocumentError(msg) from error
 
 
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
-_META_LINE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*?)[ \t]*$")
 _HEADING_LINE = re.compile(r"#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*")
 _FENCE = re.compile(r"[ ]{0,3}(```|~~~)")
-
-
-def _front_matter(text: str) -> tuple[dict[str, str], str]:
-    """Simple ``key: value`` lines between ``---`` fences at the very top; the rest is text."""
-    match = _FRONT_MATTER.match(text)
-    lines = [line for line in (match.group(1) or "").splitlines() if line.strip()] if match else []
-    if match is None or (lines and not _META_LINE.match(lines[0])):
-        return {}, text  # a horizontal rule opening the text, not front matter
-    meta: dict[str, str] = {}
-    for line in lines:
-        field = _META_LINE.match(line)
-        if field:
-            value = field.group(2)
-            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-                value = value[1:-1]
-            meta[field.group(1).lower()] = value.strip()
-    return meta, text[match.end() :]
 
 
 def _first_heading(text: str) -> str:

@@ -109,6 +109,7 @@ class Splitter:
                         title=doc.title,
                         link=doc.link,
                         doc_id=doc.doc_id,
+                        about=doc.about,
                     )
                 )
         return chunks

@@ -155,13 +155,13 @@ def _split(
 def _embed(chunks: Sequence[Chunk], cached: CachedEmbeddings, *, progress: bool) -> Matrix:
     """The chunks' vectors; the cache is saved (pruned to these chunks) when it changed."""
     try:
-        vectors = embed_texts([c.indexed_text for c in chunks], cached, progress=progress)
+        vectors = embed_texts([c.dense_text for c in chunks], cached, progress=progress)
     except BaseException:
         # Stopped (a bot shutting down, Ctrl-C) or failed: what was embedded is kept, so the
         # next build embeds only the rest instead of starting a long backfill over.
         if cached.embedded:
             cached.save()
         raise
-    if cached.embedded or len(cached) != len({c.hash for c in chunks}):
-        cached.save(keep=[c.hash for c in chunks])
+    if cached.embedded or len(cached) != len({c.vector_key for c in chunks}):
+        cached.save(keep=[c.vector_key for c in chunks])
     return vectors

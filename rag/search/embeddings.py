@@ -169,8 +169,8 @@ def embeddings_for(
 class CachedEmbeddings(Embeddings):
     """Document vectors remembered by ``content_hash(text)``, one file per embedder identity.
 
-    ``Chunk.hash`` is ``content_hash(chunk.indexed_text)``, so a chunk whose indexed text is
-    unchanged is never embedded twice. Queries pass straight through.
+    ``Chunk.vector_key`` is ``content_hash(chunk.dense_text)``, so a chunk whose embedded text
+    is unchanged is never embedded twice. Queries pass straight through.
     """
 
     def __init__(self, inner: Embeddings, directory: Path) -> None:

@@ -229,7 +229,7 @@ class Index:
         gate = gate_for(identity)
         vectors = None
         if embeddings is not None:
-            texts = [chunk.indexed_text for chunk in chunks]
+            texts = [chunk.dense_text for chunk in chunks]
             vectors = embed_texts(texts, embeddings, progress=progress)
         return cls(
             chunks,

@@ -36,6 +36,7 @@ class StoredChunk(Record):
     title: str
     link: str | None
     doc_id: str
+    about: str = ""
 
     @classmethod
     def of(cls, chunk: Chunk) -> StoredChunk:
@@ -48,6 +49,7 @@ class StoredChunk(Record):
             title=chunk.title,
             link=chunk.link,
             doc_id=chunk.doc_id,
+            about=chunk.about,
         )
 
     def chunk(self, source: str) -> Chunk:

@@ -243,7 +243,9 @@ def lexical_build(docs_dir: Path, *, min_score: float | None) -> Built:
 def vectors_missing(index_dir: Path, embeddings: Embeddings, index: Index) -> int:
     """How many of ``index``'s passages the embedding cache has no vector for (by content: a
     folder edited while the bot was down has as many vectors as passages, not the same ones)."""
-    return CachedEmbeddings(embeddings, index_dir).missing([chunk.hash for chunk in index.chunks])
+    return CachedEmbeddings(embeddings, index_dir).missing(
+        [chunk.vector_key for chunk in index.chunks]
+    )
 
 
 def _fingerprint_or_none(docs_dir: Path) -> str | None:

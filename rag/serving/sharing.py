@@ -115,7 +115,7 @@ def index_vectors(index: Index) -> dict[str, bytes]:
     cached = index.embeddings
     if not isinstance(cached, CachedEmbeddings):
         return {}
-    stored: dict[str, Vector] = cached.stored([chunk.hash for chunk in index.chunks])
+    stored: dict[str, Vector] = cached.stored([chunk.vector_key for chunk in index.chunks])
     return {key: encode(vector) for key, vector in stored.items()}
 
 

@@ -57,7 +57,7 @@ def deployed(machine: Machine) -> None:
 
 def passages(docs: Path) -> set[str]:
     loaded, _ = load_folder(docs)
-    return {chunk.hash for doc in loaded for chunk in Splitter().split(doc)}
+    return {chunk.vector_key for doc in loaded for chunk in Splitter().split(doc)}
 
 
 def variables(slack: FakeSlackApi, machine: Machine, redis_url: str) -> dict[str, str]:

@@ -371,7 +371,16 @@ def test_symlinked_file_is_loaded_once_and_the_alias_reported(tmp_path: Path) ->
 
 
 def test_supported_suffixes_are_the_documented_ones() -> None:
-    assert {".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".docx"} == SUPPORTED_SUFFIXES
+    assert {
+        ".md",
+        ".markdown",
+        ".mdx",
+        ".txt",
+        ".html",
+        ".htm",
+        ".pdf",
+        ".docx",
+    } == SUPPORTED_SUFFIXES
 
 
 # --- the sample knowledge base -------------------------------------------------------------
