@@ -3,13 +3,14 @@
 ``manifest.json`` (:mod:`rag.search.manifest`) records the index version, the splitter, embedder
 and gate it was built with, and each file's content hash with its chunks; vectors live in the
 embedding cache (:class:`rag.search.embeddings.CachedEmbeddings`). :func:`load_or_build`
-re-reads only files whose hash changed and embeds only chunks whose text changed; a damaged
-manifest means a rebuild, never a crash.
+re-reads only files whose size or time changed, splits only those whose hash changed and embeds
+only chunks whose text changed; a damaged manifest means a rebuild, never a crash.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,13 +20,17 @@ from langchain_core.embeddings import Embeddings
 
 from rag.chunks import Chunk
 from rag.ingest.documents import SourceDocument
-from rag.ingest.loaders import Skipped, load_folder
+from rag.ingest.loaders import Skipped
 from rag.ingest.splitter import Splitter
 from rag.search.calibration import load_calibration
+from rag.search.embedding_run import OnProgress, embed_chunks
 from rag.search.embeddings import CachedEmbeddings, embedder_identity
+from rag.search.folder_read import READER, FolderRead, read_folder
 from rag.search.gate import gate_for
-from rag.search.index import Index, Matrix, embed_texts, index_version
+from rag.search.index import Index, Matrix, index_version
+from rag.search.lexical_store import open_lexical
 from rag.search.manifest import Manifest, StoredChunk, StoredFile, read_manifest, write_manifest
+from rag.search.progress_line import ProgressLine
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +74,8 @@ def load_or_build(
     embeddings: Embeddings | None,
     min_score: float | None = None,
     progress: bool = False,
+    on_progress: OnProgress | None = None,
+    store: bool = True,
 ) -> tuple[Index, BuildReport]:
     """The index over ``docs_dir``: loaded from ``index_dir`` when still valid, else rebuilt,
     and the report of what was loaded, split and embedded (returned beside the index, not
@@ -77,26 +84,35 @@ def load_or_build(
     The threshold is ``min_score`` when given (MIN_SCORE), else a calibration stored next to
     the index for the same gate (``python -m rag calibrate``), else the gate's shipped default.
 
-    Rebuilding is incremental: a file whose content hash is unchanged keeps its stored chunks
-    (not re-split) and their vectors (embedding cache keyed by chunk content), so only new or
-    changed files cost time.
+    Rebuilding is incremental: a file whose size and time are unchanged is not read, one whose
+    content hash is unchanged is not split (:mod:`rag.search.folder_read`), the lexical index
+    of unchanged passages is loaded (:mod:`rag.search.lexical_store`) and their vectors come
+    from the embedding cache, so only new or changed files cost time. ``on_progress`` hears how
+    the embedding goes (``progress``: a line on stderr); ``store=False`` (a lexical start
+    beside a full index) writes no manifest, which other processes read as a new version.
     """
     started = time.perf_counter()
-    docs, skipped = load_folder(docs_dir)
     splitter = Splitter()
     identity = None if embeddings is None else embedder_identity(embeddings)
     gate = gate_for(identity)
     manifest = read_manifest(index_dir)
     shape = (splitter.chunk_size, splitter.chunk_overlap)
     reusable = manifest.files if manifest is not None and manifest.splitter == shape else {}
-    split = _split(docs, reusable, splitter)
+    trusted = manifest is not None and manifest.reader == READER
+    read = read_folder(docs_dir, reusable, trusted=trusted)
+    split = _split(read, reusable, splitter)
     cached = None if embeddings is None else CachedEmbeddings(embeddings, index_dir)
-    vectors = None if cached is None else _embed(split.chunks, cached, progress=progress)
+    vectors = None if cached is None else _vectors(split.chunks, cached, progress, on_progress)
     version = index_version(split.chunks, splitter, identity, gate)
     built = Manifest(
-        version=version, splitter=shape, embedder=identity, gate=gate.identity, files=split.files
+        version=version,
+        splitter=shape,
+        embedder=identity,
+        gate=gate.identity,
+        files=split.files,
+        reader=READER,
     )
-    if built != manifest:
+    if store and built != manifest:
         write_manifest(index_dir, built)
     calibration = load_calibration(index_dir, gate.identity)
     if min_score is None and calibration is not None:
@@ -108,10 +124,11 @@ def load_or_build(
         version=version,
         gate=gate,
         min_score=min_score,
+        lexical=open_lexical(index_dir, split.chunks),
     )
     report = BuildReport(
-        files=len(docs),
-        skipped=tuple(skipped),
+        files=len(read.order),
+        skipped=tuple(read.skipped),
         chunked_files=split.chunked_files,
         chunks=len(split.chunks),
         embedded=0 if cached is None else cached.embedded,
@@ -123,6 +140,21 @@ def load_or_build(
     return index, report
 
 
+def _vectors(
+    chunks: Sequence[Chunk],
+    cached: CachedEmbeddings,
+    progress: bool,
+    on_progress: OnProgress | None,
+) -> Matrix:
+    if on_progress is not None or not progress:
+        return embed_chunks(chunks, cached, on_progress=on_progress)
+    line = ProgressLine(sys.stderr)
+    try:
+        return embed_chunks(chunks, cached, on_progress=line)
+    finally:
+        line.close()
+
+
 @dataclass(frozen=True, slots=True)
 class _Split:
     chunks: list[Chunk]
@@ -131,37 +163,28 @@ class _Split:
     chunked_files: int
 
 
-def _split(
-    docs: Sequence[SourceDocument], stored: Mapping[str, StoredFile], splitter: Splitter
-) -> _Split:
-    """Every document's chunks: stored ones when its content hash is unchanged, else split."""
+def _split(read: FolderRead, stored: Mapping[str, StoredFile], splitter: Splitter) -> _Split:
+    """Every file's chunks, in folder order: stored ones when it was not read again or its
+    content hash is unchanged, else split."""
     chunks: list[Chunk] = []
     files: dict[str, StoredFile] = {}
     chunked = 0
-    for doc in docs:
-        entry = stored.get(doc.source)
-        if entry is not None and entry.hash == doc.hash:
-            doc_chunks = [kept.chunk(doc.source) for kept in entry.chunks]
-            files[doc.source] = entry
-        else:
-            doc_chunks = splitter.split(doc)
-            chunked += 1
-            stored_chunks = tuple(StoredChunk.of(chunk) for chunk in doc_chunks)
-            files[doc.source] = StoredFile(hash=doc.hash, chunks=stored_chunks)
-        chunks.extend(doc_chunks)
+    for name in read.order:
+        entry = read.unchanged.get(name)
+        doc = read.documents.get(name)
+        if entry is None and doc is not None:
+            kept = stored.get(name)
+            if kept is not None and kept.hash == doc.hash:
+                entry = kept
+            else:
+                split = splitter.split(doc)
+                chunked += 1
+                stored_chunks = tuple(StoredChunk.of(chunk) for chunk in split)
+                entry = StoredFile(hash=doc.hash, chunks=stored_chunks)
+            stat = read.stats.get(name)
+            if stat is not None:
+                entry = entry.model_copy(update={"size": stat.size, "mtime_ns": stat.mtime_ns})
+        assert entry is not None
+        files[name] = entry
+        chunks.extend(kept.chunk(name) for kept in entry.chunks)
     return _Split(chunks, files, chunked)
-
-
-def _embed(chunks: Sequence[Chunk], cached: CachedEmbeddings, *, progress: bool) -> Matrix:
-    """The chunks' vectors; the cache is saved (pruned to these chunks) when it changed."""
-    try:
-        vectors = embed_texts([c.dense_text for c in chunks], cached, progress=progress)
-    except BaseException:
-        # Stopped (a bot shutting down, Ctrl-C) or failed: what was embedded is kept, so the
-        # next build embeds only the rest instead of starting a long backfill over.
-        if cached.embedded:
-            cached.save()
-        raise
-    if cached.embedded or len(cached) != len({c.vector_key for c in chunks}):
-        cached.save(keep=[c.vector_key for c in chunks])
-    return vectors

@@ -60,6 +60,11 @@ class StoredFile(Record):
     hash: str
     """The document's content hash when it was split."""
     chunks: tuple[StoredChunk, ...]
+    size: int | None = None
+    mtime_ns: int | None = None
+    """Size and modification time when it was read: unchanged, the file is not read again
+    (:mod:`rag.search.folder_read`). ``None`` in manifests written before, or for a file
+    modified just before it was read."""
 
 
 class Manifest(Record):
@@ -74,6 +79,9 @@ class Manifest(Record):
     gate: str
     files: dict[str, StoredFile]
     """By source path."""
+    reader: str | None = None
+    """The code that read the files (:data:`rag.search.folder_read.READER`): the stored sizes
+    and times are trusted only by the same code."""
 
     @field_validator("v")
     @classmethod

@@ -152,7 +152,7 @@ def _first_build(
     with how many passages the background backfill will embed."""
     if embeddings is None:
         return build(), 0
-    lexical = lexical_build(settings.docs_dir, min_score=settings.min_score)
+    lexical = lexical_build(settings.docs_dir, settings.index_dir, min_score=settings.min_score)
     missing = vectors_missing(settings.index_dir, embeddings, lexical.index)
     if missing <= LEXICAL_FIRST_AT:
         return build(), 0
