@@ -1,10 +1,17 @@
 """The index on disk: a manifest under INDEX_DIR, rebuilt incrementally from DOCS_DIR.
 
 ``manifest.json`` (:mod:`rag.search.manifest`) records the index version, the splitter, embedder
-and gate it was built with, and each file's content hash with its chunks; vectors live in the
-embedding cache (:class:`rag.search.embeddings.CachedEmbeddings`). :func:`load_or_build`
-re-reads only files whose size or time changed, splits only those whose hash changed and embeds
-only chunks whose text changed; a damaged manifest means a rebuild, never a crash.
+and gate it was built with, and each file's size, time and content hash with its chunks; vectors
+live in the embedding cache (:class:`rag.search.embeddings.CachedEmbeddings`), the lexical
+index beside them (:mod:`rag.search.lexical_store`). :func:`load_or_build` reads only files
+whose size or time changed (:mod:`rag.search.folder_read`), splits only those whose hash
+changed and embeds only chunks whose text changed, so an unchanged folder of 36k passages opens
+in about a second; a damaged manifest means a rebuild, never a crash.
+
+The report (:class:`BuildReport`) is returned beside the index, not stored on it: the index
+knows nothing of how it was built. A lexical result (``embed_at_most``) is the index
+``embeddings=None`` builds, so a command answering before the vectors exist answers exactly as
+``EMBEDDINGS=none`` and a bot's lexical phase do.
 """
 
 from __future__ import annotations
@@ -49,6 +56,8 @@ class BuildReport:
     seconds: float
     version: str
     previous_version: str | None
+    missing: int = 0
+    """Passages left without a vector: the index is lexical (see ``embed_at_most``)."""
 
 
 def index_documents(
@@ -76,20 +85,17 @@ def load_or_build(
     progress: bool = False,
     on_progress: OnProgress | None = None,
     store: bool = True,
+    embed_at_most: int | None = None,
 ) -> tuple[Index, BuildReport]:
-    """The index over ``docs_dir``: loaded from ``index_dir`` when still valid, else rebuilt,
-    and the report of what was loaded, split and embedded (returned beside the index, not
-    stored on it: the index knows nothing of how it was built).
+    """The index over ``docs_dir``: loaded from ``index_dir`` when still valid, else rebuilt
+    incrementally (module docstring), and the report of what was loaded, split and embedded.
 
-    The threshold is ``min_score`` when given (MIN_SCORE), else a calibration stored next to
-    the index for the same gate (``python -m rag calibrate``), else the gate's shipped default.
-
-    Rebuilding is incremental: a file whose size and time are unchanged is not read, one whose
-    content hash is unchanged is not split (:mod:`rag.search.folder_read`), the lexical index
-    of unchanged passages is loaded (:mod:`rag.search.lexical_store`) and their vectors come
-    from the embedding cache, so only new or changed files cost time. ``on_progress`` hears how
-    the embedding goes (``progress``: a line on stderr); ``store=False`` (a lexical start
-    beside a full index) writes no manifest, which other processes read as a new version.
+    ``min_score``: MIN_SCORE, else a calibration stored for the gate, else its default.
+    ``on_progress`` hears how the embedding goes (``progress``: a line on stderr);
+    ``store=False`` writes no manifest (other processes read one as a new version).
+    ``embed_at_most``: when more passages lack a vector, none is embedded and the index is
+    the lexical one (the manifest written only when there was none); the report's ``missing``
+    says how many lack one.
     """
     started = time.perf_counter()
     splitter = Splitter()
@@ -100,23 +106,25 @@ def load_or_build(
     reusable = manifest.files if manifest is not None and manifest.splitter == shape else {}
     trusted = manifest is not None and manifest.reader == READER
     read = read_folder(docs_dir, reusable, trusted=trusted)
-    split = _split(read, reusable, splitter)
+    split = _split(read, reusable, splitter, trusted=trusted)
     cached = None if embeddings is None else CachedEmbeddings(embeddings, index_dir)
-    vectors = None if cached is None else _vectors(split.chunks, cached, progress, on_progress)
+    missing = 0 if cached is None else cached.missing(split.keys)
+    if cached is not None and embed_at_most is not None and missing > embed_at_most:
+        # Lexical: stored only as the first record of the folder (no index announced yet), so
+        # the next run reads no file again; over a full index it would announce a new version.
+        cached, identity, gate = None, None, gate_for(None)
+        store = store and manifest is None
+    vectors = None if cached is None else _vectors(split, cached, progress, on_progress)
     version = index_version(split.chunks, splitter, identity, gate)
     built = Manifest(
-        version=version,
-        splitter=shape,
-        embedder=identity,
-        gate=gate.identity,
-        files=split.files,
-        reader=READER,
-    )
+        version=version, splitter=shape, embedder=identity, gate=gate.identity, files=split.files
+    ).model_copy(update={"reader": READER})
     if store and built != manifest:
         write_manifest(index_dir, built)
     calibration = load_calibration(index_dir, gate.identity)
     if min_score is None and calibration is not None:
         min_score = calibration.min_score
+    lexical = open_lexical(index_dir, split.chunks)
     index = Index(
         split.chunks,
         vectors=vectors,
@@ -124,9 +132,22 @@ def load_or_build(
         version=version,
         gate=gate,
         min_score=min_score,
-        lexical=open_lexical(index_dir, split.chunks),
+        lexical=lexical,
     )
-    report = BuildReport(
+    previous = None if manifest is None else manifest.version
+    return index, _report(read, split, cached, version, previous, missing, started)
+
+
+def _report(
+    read: FolderRead,
+    split: _Split,
+    cached: CachedEmbeddings | None,
+    version: str,
+    previous: str | None,
+    missing: int,
+    started: float,
+) -> BuildReport:
+    return BuildReport(
         files=len(read.order),
         skipped=tuple(read.skipped),
         chunked_files=split.chunked_files,
@@ -135,22 +156,19 @@ def load_or_build(
         reused=0 if cached is None else cached.reused,
         seconds=time.perf_counter() - started,
         version=version,
-        previous_version=None if manifest is None else manifest.version,
+        previous_version=previous,
+        missing=missing if cached is None else 0,
     )
-    return index, report
 
 
 def _vectors(
-    chunks: Sequence[Chunk],
-    cached: CachedEmbeddings,
-    progress: bool,
-    on_progress: OnProgress | None,
+    split: _Split, cached: CachedEmbeddings, progress: bool, on_progress: OnProgress | None
 ) -> Matrix:
     if on_progress is not None or not progress:
-        return embed_chunks(chunks, cached, on_progress=on_progress)
+        return embed_chunks(split.chunks, cached, keys=split.keys, on_progress=on_progress)
     line = ProgressLine(sys.stderr)
     try:
-        return embed_chunks(chunks, cached, on_progress=line)
+        return embed_chunks(split.chunks, cached, keys=split.keys, on_progress=line)
     finally:
         line.close()
 
@@ -161,30 +179,37 @@ class _Split:
     files: dict[str, StoredFile]
     """The manifest's ``files``: each document's hash and chunks."""
     chunked_files: int
+    keys: list[str]
+    """Each chunk's :attr:`~rag.chunks.Chunk.vector_key`."""
 
 
-def _split(read: FolderRead, stored: Mapping[str, StoredFile], splitter: Splitter) -> _Split:
+def _split(
+    read: FolderRead, stored: Mapping[str, StoredFile], splitter: Splitter, *, trusted: bool
+) -> _Split:
     """Every file's chunks, in folder order: stored ones when it was not read again or its
-    content hash is unchanged, else split."""
-    chunks: list[Chunk] = []
-    files: dict[str, StoredFile] = {}
+    content hash is unchanged, else split. ``trusted``: the stored vector keys were computed
+    by this code."""
+    split = _Split([], {}, 0, [])
     chunked = 0
     for name in read.order:
         entry = read.unchanged.get(name)
         doc = read.documents.get(name)
         if entry is None and doc is not None:
-            kept = stored.get(name)
-            if kept is not None and kept.hash == doc.hash:
-                entry = kept
-            else:
-                split = splitter.split(doc)
+            entry = stored.get(name)
+            if entry is None or entry.hash != doc.hash:
+                entry = StoredFile(
+                    hash=doc.hash, chunks=tuple(StoredChunk.of(c) for c in splitter.split(doc))
+                )
                 chunked += 1
-                stored_chunks = tuple(StoredChunk.of(chunk) for chunk in split)
-                entry = StoredFile(hash=doc.hash, chunks=stored_chunks)
             stat = read.stats.get(name)
             if stat is not None:
                 entry = entry.model_copy(update={"size": stat.size, "mtime_ns": stat.mtime_ns})
         assert entry is not None
-        files[name] = entry
-        chunks.extend(kept.chunk(name) for kept in entry.chunks)
-    return _Split(chunks, files, chunked)
+        chunks = [kept.chunk(name) for kept in entry.chunks]
+        if not trusted or any(kept.vector_key is None for kept in entry.chunks):
+            # Recorded by other code (or before keys were stored): computed again, and stored.
+            entry = entry.model_copy(update={"chunks": tuple(StoredChunk.of(c) for c in chunks)})
+        split.files[name] = entry
+        split.chunks.extend(chunks)
+        split.keys.extend(kept.vector_key or "" for kept in entry.chunks)
+    return _Split(split.chunks, split.files, chunked, split.keys)

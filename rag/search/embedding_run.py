@@ -34,15 +34,23 @@ class BuildStopped(Exception):
 
 
 def embed_chunks(
-    chunks: Sequence[Chunk], cached: CachedEmbeddings, *, on_progress: OnProgress | None = None
+    chunks: Sequence[Chunk],
+    cached: CachedEmbeddings,
+    *,
+    keys: Sequence[str] | None = None,
+    on_progress: OnProgress | None = None,
 ) -> Matrix:
     """The chunks' normalised vectors; the cache is saved (pruned to these chunks) when it
-    changed, and also when the run stops or fails (then :class:`BuildStopped` says how far)."""
-    keys = [chunk.vector_key for chunk in chunks]
+    changed, and also when the run stops or fails (then :class:`BuildStopped` says how far).
+    ``keys``: the chunks' vector keys when known (stored with the manifest)."""
+    keys = [chunk.vector_key for chunk in chunks] if keys is None else list(keys)
     wanted = list(dict.fromkeys(keys))
-    texts = {chunk.vector_key: chunk.dense_text for chunk in chunks}
     have = cached.stored(wanted)
     todo = [key for key in wanted if key not in have]
+    needed = set(todo)
+    texts = {
+        key: chunk.dense_text for key, chunk in zip(keys, chunks, strict=True) if key in needed
+    }
     cached.reused += len(keys) - len(todo)  # as if each had been asked for: the summary's count
     done = 0
     if on_progress is not None:

@@ -37,6 +37,9 @@ class StoredChunk(Record):
     link: str | None
     doc_id: str
     about: str = ""
+    vector_key: str | None = None
+    """:attr:`Chunk.vector_key` as computed when split (reading a passage's first tokens costs
+    seconds at 36k passages); used only by the code that computed it (``Manifest.reader``)."""
 
     @classmethod
     def of(cls, chunk: Chunk) -> StoredChunk:
@@ -50,10 +53,11 @@ class StoredChunk(Record):
             link=chunk.link,
             doc_id=chunk.doc_id,
             about=chunk.about,
+            vector_key=chunk.vector_key,
         )
 
     def chunk(self, source: str) -> Chunk:
-        return Chunk(source=source, **self.model_dump())
+        return Chunk(source=source, **self.model_dump(exclude={"vector_key"}))
 
 
 class StoredFile(Record):

@@ -17,6 +17,7 @@ from langchain_core.embeddings import Embeddings
 from rag.assemble import embeddings_from_settings, pipeline_around
 from rag.reviewed.answers import ReviewedAnswers
 from rag.scopes.sets import ScopeCatalog
+from rag.search.build import load_or_build
 from rag.search.embeddings import for_indexing
 from rag.serving.background import BackgroundBuilds
 from rag.serving.coordination import coordination
@@ -27,8 +28,6 @@ from rag.serving.refresh import (
     Refresher,
     fingerprint,
     index_builder,
-    lexical_build,
-    vectors_missing,
 )
 from rag.serving.sharing import Sharing
 from rag.settings import Settings
@@ -149,11 +148,20 @@ def _first_build(
     settings: Settings, embeddings: Embeddings | None, build: Build
 ) -> tuple[Built, int]:
     """The full index when its vectors are (nearly all) cached, else the lexical one at once;
-    with how many passages the background backfill will embed."""
+    with how many passages the background backfill will embed. One pass over the folder when
+    every vector is cached (a restart on an unchanged folder) or too many are missing."""
     if embeddings is None:
         return build(), 0
-    lexical = lexical_build(settings.docs_dir, settings.index_dir, min_score=settings.min_score)
-    missing = vectors_missing(settings.index_dir, embeddings, lexical.index)
-    if missing <= LEXICAL_FIRST_AT:
+    index, report = load_or_build(
+        settings.docs_dir,
+        settings.index_dir,
+        embeddings=embeddings,
+        min_score=settings.min_score,
+        embed_at_most=0,
+    )
+    skipped = tuple((s.path, s.reason) for s in report.skipped)
+    if report.missing == 0:
+        return Built(index, "full", report.files, skipped), 0
+    if report.missing <= LEXICAL_FIRST_AT:
         return build(), 0
-    return lexical, missing
+    return Built(index, "lexical", report.files, skipped), report.missing
