@@ -27,8 +27,16 @@ takes hours, so this measures the lexical phase and the interrupt, not the end o
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
+from typing import IO
 
 _ZH = [
     "员工",
@@ -175,6 +183,119 @@ def make(folder: Path, *, files: int, sections: int, seed: int = 29) -> None:
     print(f"wrote {files} pages ({sections} sections each) and 5 odd files under {folder}")
 
 
+QUESTION = "员工的报销需要几个工作日完成？"
+PLATFORM_SETTINGS = ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "FEISHU_APP_ID", "REDIS_URL")
+
+
+class Watched:
+    """A command run as a user runs it, each line of its output stamped with when it came."""
+
+    def __init__(self, command: list[str], env: dict[str, str], *, stdin: bool = False) -> None:
+        self.started = time.monotonic()
+        self.lines: list[tuple[float, str, str]] = []
+        self.process = subprocess.Popen(
+            command,
+            env=env,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name, stream in (("out", self.process.stdout), ("err", self.process.stderr)):
+            threading.Thread(target=self._read, args=(name, stream), daemon=True).start()
+
+    def _read(self, name: str, stream: IO[str] | None) -> None:
+        for line in stream or ():
+            self.lines.append((time.monotonic() - self.started, name, line.rstrip("\n")))
+
+    def first(self, pattern: str, *, timeout: float) -> float | None:
+        """Seconds from the start to the first line containing ``pattern``."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for at, _, line in list(self.lines):
+                if pattern in line:
+                    return at
+            time.sleep(0.05)
+        return None
+
+    def stop(self, *, timeout: float = 120) -> float:
+        """SIGINT, then seconds until the process exited."""
+        sent = time.monotonic()
+        self.process.send_signal(signal.SIGINT)
+        try:
+            self.process.wait(timeout)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+        return time.monotonic() - sent
+
+    def text(self) -> str:
+        return "\n".join(line for _, _, line in self.lines)
+
+
+def _env(docs: Path, index: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in PLATFORM_SETTINGS}
+    return env | {"DOCS_DIR": str(docs), "INDEX_DIR": str(index), **extra}
+
+
+def _show(name: str, value: float | None) -> None:
+    print(f"  {name}: {'-' if value is None else f'{value:.1f} s'}")
+
+
+def _stopped(watched: Watched, embed_seconds: float) -> None:
+    """Let it embed, stop it, and say how the stop went."""
+    progress = watched.first("embedding:", timeout=600)
+    _show("first progress line", progress)
+    time.sleep(embed_seconds)
+    _show("exit after SIGINT", watched.stop())
+    kept = [line for _, _, line in watched.lines if "kept " in line]
+    print(f"  said: {kept[-1] if kept else '(nothing kept said)'}")
+    print(f"  traceback: {'yes' if 'Traceback' in watched.text() else 'none'}")
+
+
+def measure_console(docs: Path, index: Path, embed_seconds: float) -> None:
+    print(f"console (python -m bot) on {docs}, new INDEX_DIR {index}:")
+    shutil.rmtree(index, ignore_errors=True)
+    console = Watched([sys.executable, "-m", "bot"], _env(docs, index), stdin=True)
+    assert console.process.stdin is not None
+    console.process.stdin.write(QUESTION + "\n")
+    console.process.stdin.flush()  # kept open: the chat goes on while it embeds
+    _show("first line", console.first("", timeout=600))
+    _show("greeting", console.first("Ctrl-D to quit", timeout=600))
+    _show("first answer", console.first("[1]", timeout=600))
+    mode = [line for _, _, line in console.lines if "mode:" in line]
+    print(f"  said: {mode[0] if mode else '(no mode line)'}")
+    _stopped(console, embed_seconds)
+
+
+def measure_ask(docs: Path, index: Path, runs: int, **env: str) -> None:
+    label = ", ".join(f"{k}={v}" for k, v in env.items()) or "EMBEDDINGS=e5"
+    print(f"rag ask on {docs} ({label}), INDEX_DIR {index}:")
+    for run in range(runs):
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-m", "rag", "ask", QUESTION],
+            env=_env(docs, index, **env),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        seconds = time.monotonic() - started
+        note = "lexical note" if "answered from the lexical index" in done.stderr else ""
+        print(f"  run {run + 1}: {seconds:.1f} s (exit {done.returncode}) {note}")
+
+
+def measure_index(docs: Path, index: Path, embed_seconds: float) -> None:
+    print(f"rag index on {docs}, INDEX_DIR {index}, stopped twice:")
+    for attempt in (1, 2):
+        watched = Watched([sys.executable, "-m", "rag", "index"], _env(docs, index))
+        _stopped(watched, embed_seconds)
+        totals = [line for _, _, line in watched.lines if line.startswith("embedding:")]
+        print(f"  run {attempt} first progress: {totals[0] if totals else '-'}")
+        skipped = [line for _, _, line in watched.lines if "skipped" in line]
+        print(f"  run {attempt} skipped: {skipped[:1]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -182,9 +303,20 @@ def main() -> None:
     made.add_argument("folder", type=Path)
     made.add_argument("--files", type=int, default=1200)
     made.add_argument("--sections", type=int, default=23)
+    measured = commands.add_parser("measure", help="time the console, rag ask, rag index")
+    measured.add_argument("folder", type=Path)
+    measured.add_argument("--index", type=Path, default=Path("/tmp/bigfolder-index"))
+    measured.add_argument("--embed-seconds", type=float, default=20.0)
+    measured.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     if args.command == "make":
         make(args.folder, files=args.files, sections=args.sections)
+        return
+    measure_console(args.folder, args.index, args.embed_seconds)
+    measure_ask(args.folder, args.index, args.runs)
+    lexical_only = args.index.with_name(args.index.name + "-none")
+    measure_ask(args.folder, lexical_only, args.runs, EMBEDDINGS="none")
+    measure_index(args.folder, args.index, args.embed_seconds)
 
 
 if __name__ == "__main__":

@@ -90,8 +90,9 @@ def reviewed_answers(redis: Redis | GuardedRedis | None) -> ReviewedAnswers:
 def serving_pipeline(
     config: Config, redis: GuardedRedis | None, reviewed: ReviewedAnswers
 ) -> ClosablePipeline:
-    """The live pipeline over DOCS_DIR. The console embeds everything first: it runs no
-    background backfill, so it would otherwise stay lexical."""
+    """The live pipeline over DOCS_DIR: on a folder whose vectors are missing it answers from
+    the lexical index at once and embeds in the background (the console too, showing progress:
+    :mod:`bot.root.console`)."""
     from rag import serve_pipeline  # heavy (index, embeddings): imported once settings are valid
 
     return serve_pipeline(
@@ -99,7 +100,6 @@ def serving_pipeline(
         redis=redis,
         reviewed=reviewed,
         scopes=None if config.scopes is None else config.scopes.catalog,
-        full_index_first=config.console,
     )
 
 

@@ -85,6 +85,13 @@ async def open_pipeline(
     return Opened(pipeline, report, identity)
 
 
+def embedding_estimate(settings: Settings, passages: int) -> float | None:
+    """Seconds the configured embedder is expected to need for ``passages`` on 2 cores, before
+    any is embedded (``None``: no known rate, as for a remote endpoint)."""
+    rate = ASSUMED_RATES.get(E5Embeddings.identity if settings.embeddings == "e5" else "")
+    return None if rate is None else passages / rate
+
+
 def lexical_note(opened: Opened) -> str:
     """One line: the answer came from the lexical index, and what full quality takes."""
     report = opened.report

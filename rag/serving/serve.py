@@ -103,13 +103,13 @@ def serve_pipeline(
             # Embed in the background (one process per corpus: the build lock); without the
             # lock another process is at it, and its announcement brings the full index here.
             backfill.active = True
-            try:
-                await refresher.refresh("backfill", exclusive=True)
-            finally:
-                backfill.active = False
+            # Not cleared when cancelled: the batch under way at a stop is still counted.
+            await refresher.refresh("backfill", exclusive=True)
+            backfill.active = False
         await refresher.run()
 
     live.follower = follow
+    live.builds = builds
     return live
 
 

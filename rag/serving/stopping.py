@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import threading
 from collections.abc import Callable, Iterator
 
 from rag.search.embedding_run import BuildStopped
@@ -24,7 +25,12 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 @contextlib.contextmanager
 def stop_on_signals(builds: BackgroundBuilds, say: Callable[[str], None]) -> Iterator[None]:
-    """Within a running event loop: SIGINT and SIGTERM stop ``builds`` at the next batch."""
+    """Within a running event loop: SIGINT and SIGTERM stop ``builds`` at the next batch.
+    Only the main thread receives signals: elsewhere (a test driving the command from a
+    thread) nothing is installed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     loop = asyncio.get_running_loop()
 
     def stop(sig: signal.Signals) -> None:
