@@ -10,6 +10,7 @@ pipeline is ``rag.serve_pipeline``'s, which follows DOCS_DIR while the bot runs.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -94,6 +95,9 @@ def serving_pipeline(
     the lexical index at once and embeds in the background (the console too, showing progress:
     :mod:`bot.root.console`)."""
     from rag import serve_pipeline  # heavy (index, embeddings): imported once settings are valid
+
+    if config.console:  # a new folder takes seconds to read: say what is happening meanwhile
+        print(f"Opening the index of {config.bot.rag.docs_dir}/ …", file=sys.stderr, flush=True)
 
     return serve_pipeline(
         config.bot.rag,

@@ -44,7 +44,7 @@ def skipped_count(skipped: Sequence[Skipped]) -> str:
     )
     parts = [
         f"{count} {kind}" + (f": {', '.join(types)}" if kind == "unsupported" else "")
-        for kind, count in kinds.most_common()
+        for kind, count in sorted(kinds.items(), key=lambda item: (-item[1], item[0]))
     ]
     return f"{total} ({', '.join(parts)})"
 

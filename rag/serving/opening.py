@@ -27,7 +27,7 @@ from rag.scopes.sets import ScopeCatalog
 from rag.search.build import BuildReport, load_or_build
 from rag.search.embeddings import E5Embeddings, embedder_identity
 from rag.search.progress_line import ProgressLine, duration
-from rag.serving.background import BackgroundBuilds
+from rag.serving.background import BackgroundBuilds, Watched
 from rag.serving.serve import LEXICAL_FIRST_AT
 from rag.serving.stopping import stop_on_signals
 from rag.settings import Settings
@@ -65,11 +65,12 @@ async def open_pipeline(
     embeddings = embeddings_from_settings(settings)
     line = ProgressLine(stderr)
     builds = BackgroundBuilds()
+    watched = None if embeddings is None else Watched(embeddings, stopping=builds.stopping)
     build = functools.partial(
         load_or_build,
         settings.docs_dir,
         settings.index_dir,
-        embeddings=embeddings,
+        embeddings=watched,
         min_score=settings.min_score,
         on_progress=line,
         embed_at_most=LEXICAL_FIRST_AT if lexical_first else None,
