@@ -12,6 +12,7 @@ import os
 import shutil
 import signal
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -30,7 +31,7 @@ class Builds(BackgroundBuilds):
     """The command's build thread, remembered so the embedder can wait for the stop to land
     (the fake embeds 46 passages in a millisecond; the real one takes seconds a batch)."""
 
-    made: list[BackgroundBuilds] = []
+    made: ClassVar[list[BackgroundBuilds]] = []
 
     def __init__(self) -> None:
         super().__init__()
