@@ -40,8 +40,9 @@ from pathlib import Path
 from bench.checker_faults import EXPECTED_KIND, FAULTS, arabic_numbers, cite, sum_sentence
 from rag.check.citations import check
 from rag.chunks import Chunk
-from rag.generate.extractive import extractive_answer, split_sentences
+from rag.generate.extractive import extractive_answer
 from rag.generate.prompt import PromptSource
+from rag.generate.quotable import split_sentences
 from rag.results import Hit
 from rag.search.lexical import LexicalIndex
 

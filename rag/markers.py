@@ -56,3 +56,23 @@ def cited_numbers(text: str) -> list[int]:
 def without_markers(text: str, replacement: str = " ") -> str:
     """``text`` with every marker replaced (by a space: "A[1]B" must not become one word)."""
     return MARKER.sub(replacement, text)
+
+
+def first_cited_order(text: str) -> list[int]:
+    """The numbers ``text`` cites, in the order they are first cited."""
+    seen: dict[int, None] = {}
+    for match in MARKER.finditer(text):
+        for number in marker_numbers(match[1]):
+            seen.setdefault(number, None)
+    return list(seen)
+
+
+def renumbered(text: str, new_number: dict[int, int]) -> str:
+    """``text`` with every cited number ``n`` written as ``new_number[n]`` (numbers missing from
+    the map are kept); a marker citing several is written ``[1, 2]``, ascending."""
+
+    def rewrite(match: re.Match[str]) -> str:
+        numbers = sorted({new_number.get(n, n) for n in marker_numbers(match[1])})
+        return "[" + ", ".join(str(n) for n in numbers) + "]"
+
+    return MARKER.sub(rewrite, text)

@@ -26,6 +26,7 @@ from rag.check.support import warm_up
 from rag.generate.llm import Generator
 from rag.generate.prompt import PROMPT_VERSION, build_messages
 from rag.language import detect_language
+from rag.markers import first_cited_order, renumbered
 from rag.messages import refusal_text, withdrawn_problem
 from rag.problems import Problem
 from rag.progress import Progress, Stage
@@ -219,7 +220,8 @@ class Pipeline:
             timings["judge_tokens"] = judged.tokens
             timings["total"] = _ms(started)
         if report.ok:
-            answer = Answer(question, draft, hits, timings_ms=timings, language=language)
+            text, hits = in_citation_order(draft, hits)
+            answer = Answer(question, text, hits, timings_ms=timings, language=language)
             return await self._unless_withdrawn(answer, scope)
         if self.reviewed is not None and await self.reviewed.is_rejected(
             question, scope=scope, draft=draft
@@ -259,3 +261,15 @@ def sources_of(hits: Sequence[Hit]) -> list[dict[str, object]]:
         }
         for n, hit in enumerate(hits, start=1)
     ]
+
+
+def in_citation_order(text: str, hits: tuple[Hit, ...]) -> tuple[str, tuple[Hit, ...]]:
+    """A checked answer's sources renumbered in the order it cites them: the reader meets
+    ``[1]`` first and the buttons follow the text, whatever rank retrieval gave the passages
+    (a rule ranked third is quoted before the worked example ranked first)."""
+    order = [n for n in first_cited_order(text) if 1 <= n <= len(hits)]
+    rest = [n for n in range(1, len(hits) + 1) if n not in order]
+    new_number = {old: new for new, old in enumerate([*order, *rest], start=1)}
+    if all(old == new for old, new in new_number.items()):
+        return text, hits
+    return renumbered(text, new_number), tuple(hits[old - 1] for old in [*order, *rest])

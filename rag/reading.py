@@ -135,6 +135,7 @@ EN_STOPWORDS = frozenset(
         "there here if then than so not no any some about into as up out get"
     )
 )
+_EN_STOP_STEMS = EN_STOPWORDS | frozenset(english_stems(EN_STOPWORDS))
 _CLAIM_STOPWORDS = EN_STOPWORDS | frozenset(
     words("also per each only documents document written source sources")
 )
@@ -188,4 +189,40 @@ def claim_terms(text: str) -> set[str]:
             and feature not in _CLAIM_STOPWORDS
         ):
             found.add(fold_plural(feature))
+    return found
+
+
+# --- questions -------------------------------------------------------------------------------
+
+_QUERY_STOP_CHARS = frozenset(
+    "的了是和与及或也都就我你您他她它们这那吗呢吧啊呀么还啥咋嘛哪个些怎样请问"
+)
+_QUERY_STOP_BIGRAMS = frozenset(
+    words(
+        "多少 什么 怎么 怎样 如何 为什 么样 哪些 哪个 哪里 是否 能否 可以 请问 多久 多长 一下 "
+        "有没 没有"
+    )
+)
+
+
+def query_terms(text: str) -> list[str]:
+    """What search looks up for a question: its :func:`search_terms` without the words that
+    only make it a question — English stopwords, Chinese function characters and question words
+    ("how many … do we", "咋…啊", "有没有…吗") and the bigrams that straddle them.
+
+    They are in every passage or in none, so they only blur how much of what the question
+    *names* a passage holds: measured (lexical gate AUROC, answerable vs not) on
+    cmrc2018-trial 0.976 → 0.983 and on realdocs-tune en-18f 0.779 → 0.798, zh-apisix
+    0.684 → 0.707. Passages are indexed whole (:func:`search_terms`)."""
+    found: list[str] = []
+    for term in search_terms(text):
+        if term.isascii():
+            if term in _EN_STOP_STEMS:
+                continue
+        elif len(term) == 1:
+            if term in _QUERY_STOP_CHARS:
+                continue
+        elif term in _QUERY_STOP_BIGRAMS or not _QUERY_STOP_CHARS.isdisjoint(term):
+            continue
+        found.append(term)
     return found

@@ -22,11 +22,18 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from rag.generate.prompt import PromptSource, parse_prompt
+from rag.generate.quotable import (
+    LEAD_IN,
+    LIST_MARKER,
+    TERMINAL,
+    Candidate,
+    quotable,
+)
 from rag.language import Language, detect_language
 from rag.messages import refusal_text
-from rag.reading import match_terms, sentence_pieces
+from rag.reading import match_terms
 
-EXTRACTIVE_VERSION = "5"
+EXTRACTIVE_VERSION = "6"
 """Part of the model identity in cache keys: bump when the choice of sentences changes."""
 
 MAX_SENTENCES = 3
@@ -40,15 +47,19 @@ OTHER_SOURCE_RATIO = 0.75
 """A further quote from another source than the best quote's must match nearly as well."""
 FORMULA_BONUS = 1.5
 """For 怎么算/how is it calculated questions, a sentence with a calculation is the answer."""
-MAX_LIST_ITEMS = 8
-"""How many list items or table rows a quoted lead-in ("依次为：") brings along."""
+EXAMPLE_RATIO = 0.6
+"""A sentence under a worked example's heading ("计算示例", "Example") weighs this share: the
+rule it illustrates is the answer, the example at most its illustration."""
+FOLLOWING_CHARS = 220
+"""The best quote brings the next sentence of its paragraph when that one is at most this long:
+a rule and its exception, a symptom and its fix, usually sit side by side."""
 
-_TERMINAL = re.compile(r"[。！？；!?.]+[”’」』）)\"']*$")
-_LIST_MARKER = re.compile(r"^(?:[-*+•>]+|\d{1,2}[.)、]|#{1,6})\s+")
-_LEAD_IN = re.compile(r"[：:]$")
-_ITEM = re.compile(r"^(?:[-*+•]|\d{1,2}[.)、])\s+\S|^\|.*\|$")
-_TABLE_RULE = re.compile(r"^\|[\s:|-]+\|$")
 _FORMULA = re.compile(r"[=×÷]")
+_ANAPHOR = re.compile(
+    r"^(?:该|其|此|这|这些|这个|这种|它|它们|他们|上述|以上|前者|后者|同时|此外|另外|但|但是|否则)"
+    r"|^(?:it|its|this|that|these|those|they|them|such|then|otherwise|however|also|but)\b",
+    re.IGNORECASE,
+)
 _HOW_CALCULATED = re.compile(
     r"怎么算|如何算|怎样算|怎么计算|如何计算|怎样计算|计算方法|计算公式|"
     r"\bhow (?:is|are|do|does|to)\b.*\b(?:calculated?|computed?|worked out)\b|\bformula\b",
@@ -61,128 +72,61 @@ _QUANTITY_QUESTION = re.compile(
 )
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences (and list items, table rows) as exact substrings of ``text``."""
-    sentences: list[str] = []
-    for line in text.splitlines():
-        for piece in sentence_pieces(line):
-            sentence = _LIST_MARKER.sub("", piece.strip())
-            if any(char.isalnum() for char in sentence):
-                sentences.append(sentence)
-    return sentences
-
-
 @dataclass(frozen=True, slots=True)
-class _Candidate:
-    source: int
-    position: int
-    text: str
-    terms: frozenset[str]
-    items: tuple[str, ...] = ()
-    """The list items or table rows a lead-in sentence (ending in a colon) introduces."""
+class _Scorer:
+    """How well a sentence answers the question (0: not at all)."""
 
-    @property
-    def full_text(self) -> str:
-        return "\n".join((self.text, *self.items))
+    wanted: set[str]
+    weight: dict[str, float]
+    wants_quantity: bool
+    wants_formula: bool
+    last: int
 
-
-def _list_after(lines: list[str], start: int) -> tuple[str, ...]:
-    """The list items or table rows from ``lines[start]`` on, blank lines before them skipped."""
-    items: list[str] = []
-    for line in lines[start:]:
-        stripped = line.strip()
-        if not stripped:
-            if items:
-                break
-            continue
-        if not _ITEM.match(stripped):
-            break
-        if not _TABLE_RULE.match(stripped):
-            items.append(stripped)
-        if len(items) == MAX_LIST_ITEMS:
-            break
-    return tuple(items)
-
-
-def _logical_lines(text: str) -> list[str]:
-    """Lines with soft-wrapped continuations joined, so a wrapped sentence is quoted whole.
-
-    A line continues the previous one when neither is blank, a heading, a table row or a new
-    list item and the previous one doesn't end a sentence or introduce a list.
-    """
-    lines: list[str] = []
-    for raw in text.splitlines():
-        line = raw.strip()
-        previous = lines[-1] if lines else ""
-        continues = (
-            line
-            and previous
-            and not _ITEM.match(line)
-            and not line.startswith(("#", "|"))
-            and not previous.startswith(("#", "|"))
-            and not _TERMINAL.search(previous)
-            and not _LEAD_IN.search(previous)
+    @classmethod
+    def of(cls, question: str, wanted: set[str], candidates: list[Candidate]) -> _Scorer:
+        # Rare terms say more than ones every sentence shares: weight by inverse frequency.
+        frequency = {
+            term: sum(term in c.terms or term in c.topic for c in candidates) for term in wanted
+        }
+        return cls(
+            wanted=wanted,
+            weight={t: math.log(1 + len(candidates) / df) for t, df in frequency.items() if df},
+            wants_quantity=_QUANTITY_QUESTION.search(question) is not None,
+            wants_formula=_HOW_CALCULATED.search(question) is not None,
+            last=max(c.source for c in candidates),
         )
-        if continues:
-            space = " " if previous[-1].isascii() and line[0].isascii() else ""
-            lines[-1] = previous + space + line
-        else:
-            lines.append(line)
-    return lines
 
-
-def _is_table_header(lines: list[str], number: int) -> bool:
-    following = lines[number + 1] if number + 1 < len(lines) else ""
-    return lines[number].startswith("|") and bool(_TABLE_RULE.match(following))
-
-
-def _candidates(sources: Sequence[PromptSource]) -> list[_Candidate]:
-    """Every sentence of every source; a lead-in or table header keeps the rows under it."""
-    candidates: list[_Candidate] = []
-    for source in sources:
-        lines = _logical_lines(source.text)
-        for number, line in enumerate(lines):
-            sentences = split_sentences(line)
-            for index, sentence in enumerate(sentences):
-                last = index == len(sentences) - 1
-                introduces = _LEAD_IN.search(sentence) or _is_table_header(lines, number)
-                items = _list_after(lines, number + 1) if last and introduces else ()
-                terms = match_terms("\n".join((sentence, *items)))
-                candidates.append(
-                    _Candidate(source.n, len(candidates), sentence, frozenset(terms), items)
-                )
-    return candidates
-
-
-def choose_sentences(question: str, sources: Sequence[PromptSource]) -> list[_Candidate]:
-    """The best 1-3 quotes in reading order; empty when none shares a term with the question."""
-    wanted = match_terms(question)
-    candidates = _candidates(sources)
-    if not wanted or not candidates:
-        return []
-    # Rare terms say more than ones every sentence shares: weight by inverse sentence frequency.
-    frequency = {term: sum(term in c.terms for c in candidates) for term in wanted}
-    weight = {t: math.log(1 + len(candidates) / df) for t, df in frequency.items() if df}
-    wants_quantity = _QUANTITY_QUESTION.search(question) is not None
-    wants_formula = _HOW_CALCULATED.search(question) is not None
-    last = max(c.source for c in candidates)
-
-    def score(candidate: _Candidate) -> float:
-        value = sum(weight.get(term, 0.0) for term in wanted & candidate.terms)
-        if value and wants_quantity and _DIGIT.search(candidate.full_text):
+    def __call__(self, candidate: Candidate) -> float:
+        shared = self.wanted & candidate.terms
+        if shared:  # a sentence sharing nothing with the question is not lifted by its heading
+            shared |= self.wanted & candidate.topic
+        value = sum(self.weight.get(term, 0.0) for term in shared)
+        if value and self.wants_quantity and _DIGIT.search(candidate.full_text):
             value *= QUANTITY_BONUS
-        if value and wants_formula and _FORMULA.search(candidate.full_text):
+        if value and self.wants_formula and _FORMULA.search(candidate.full_text):
             value *= FORMULA_BONUS
+        if candidate.example:
+            value *= EXAMPLE_RATIO
         # Sources come best first: retrieval judged the whole passage, not just one sentence.
+        last = self.last
         return value * (1 + RANK_PRIOR * (last - candidate.source) / max(last - 1, 1))
 
+
+def choose_sentences(question: str, sources: Sequence[PromptSource]) -> list[Candidate]:
+    """The best 1-3 quotes (with the context they need), the best one's source first; empty
+    when none shares a term with the question."""
+    wanted = match_terms(question)
+    candidates = quotable(sources)
+    if not wanted or not candidates:
+        return []
+    score = _Scorer.of(question, wanted, candidates)
     ranked = sorted(
         ((score(c), c) for c in candidates), key=lambda sc: (-sc[0], sc[1].source, sc[1].position)
     )
     best = ranked[0][0]
     if best <= 0:
         return []
-    chosen: list[_Candidate] = []
+    chosen: list[Candidate] = []
     for value, candidate in ranked:
         if len(chosen) == MAX_SENTENCES or value < best * SECOND_CHOICE_RATIO:
             break
@@ -190,7 +134,7 @@ def choose_sentences(question: str, sources: Sequence[PromptSource]) -> list[_Ca
             continue
         chosen.append(candidate)
     # An item quoted under its lead-in is not quoted a second time on its own.
-    covered = {(c.source, _LIST_MARKER.sub("", item)) for c in chosen for item in c.items}
+    covered = {(c.source, LIST_MARKER.sub("", item)) for c in chosen for item in c.items}
     chosen = [c for c in chosen if c.items or (c.source, c.text) not in covered]
     # A table header whose rows a quoted lead-in already brings is not quoted again.
     chosen = [
@@ -202,14 +146,50 @@ def choose_sentences(question: str, sources: Sequence[PromptSource]) -> list[_Ca
             for o in chosen
         )
     ]
-    chosen.sort(key=lambda c: (c.source, c.position))
+    chosen = _with_context(chosen, candidates, wanted)
+    # The source of the best quote leads; within a source, quotes keep their reading order.
+    lead = {c.source: i for i, c in reversed(list(enumerate(chosen)))}
+    chosen.sort(key=lambda c: (lead[c.source], c.position))
     return chosen
+
+
+def _with_context(
+    chosen: list[Candidate], candidates: list[Candidate], wanted: set[str]
+) -> list[Candidate]:
+    """The best quote with what it needs to read whole: the sentence before it when it opens
+    with a reference to that one ("This…", "该…"), and the next one of its paragraph when that
+    one goes on about it (it refers back, or names something the question names)."""
+    if not chosen:
+        return chosen
+    best = chosen[0]
+    taken = {c.position for c in chosen}
+    extra: list[Candidate] = []
+    before = candidates[best.position - 1] if best.position > 0 else None
+    if (
+        _ANAPHOR.match(best.text)
+        and before is not None
+        and before.source == best.source
+        and before.position not in taken
+    ):
+        extra.append(before)
+    after = candidates[best.position + 1] if best.position + 1 < len(candidates) else None
+    if (
+        not best.items
+        and after is not None
+        and after.source == best.source
+        and after.line == best.line
+        and after.position not in taken
+        and len(after.text) <= FOLLOWING_CHARS
+        and (_ANAPHOR.match(after.text) or wanted & after.terms)
+    ):
+        extra.append(after)
+    return chosen + extra
 
 
 def _cited(sentence: str, n: int) -> str:
     """Put ``[n]`` right after the claim, before the closing punctuation (``…16 课时[1]。``)."""
     language = detect_language(sentence)
-    terminal = _TERMINAL.search(sentence)
+    terminal = TERMINAL.search(sentence)
     body, end = (sentence[: terminal.start()], terminal.group()) if terminal else (sentence, "")
     space = " " if body[-1:].isascii() and body[-1:].isalnum() else ""
     return f"{body}{space}[{n}]{end or ('。' if language == 'zh' else '.')}"
@@ -222,11 +202,11 @@ _LEAD_IN_TEXT: dict[Language, str] = {
 """Only when the quotes are in the other language than the question; no quantities, no claims."""
 
 
-def _quote(candidate: _Candidate) -> str:
+def _quote(candidate: Candidate) -> str:
     if not candidate.items:
         return _cited(candidate.text, candidate.source)
     # "…依次为[1]：" then the list verbatim: the marker stays on the sentence it belongs to.
-    if _LEAD_IN.search(candidate.text):
+    if LEAD_IN.search(candidate.text):
         lead_in = f"{candidate.text[:-1]}[{candidate.source}]{candidate.text[-1]}"
         return "\n".join((lead_in, *candidate.items))
     # A table under its header row: every row is a claim of its own and cites.

@@ -47,6 +47,7 @@ _IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
 _LINK = re.compile(r"\[([^\]\n]+)\]\((?:[^()\n]|\([^()\n]*\))*\)")
 _INLINE_TAG = re.compile(r"</?(?:a|span|strong|em|b|i|u|code|sup|sub|small|font|kbd)\b[^<>]*>")
 _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_AUTOLINK = re.compile(r"<(?:mailto:)?([^<>\s]+@[^<>\s]+|https?://[^<>\s]+)>")
 _ANCHOR = re.compile(r"\s*\{#[^}\s]*\}\s*$")
 
 
@@ -174,6 +175,7 @@ def _clean_line(line: str) -> str:
     line = _IMAGE.sub(r"\1", line)
     line = _LINK.sub(r"\1", line)
     line = _BREAK.sub(" ", line)
+    line = _AUTOLINK.sub(r"\1", line)
     line = _INLINE_TAG.sub("", line)
     if line.lstrip().startswith("#"):
         line = _ANCHOR.sub("", line)

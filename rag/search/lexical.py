@@ -37,9 +37,12 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
-from rag.reading import search_terms
+from rag.reading import query_terms, search_terms
 
 FloatArray = npt.NDArray[np.float32]
+
+SHORT_UNKNOWN = 3
+"""An unknown ASCII query term this short is an abbreviation or typo, not missing content."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +136,7 @@ class LexicalIndex:
         bm25 = np.zeros(self._n_docs, np.float32)
         cosine = np.zeros(self._n_docs, np.float32)
         coverage = np.zeros(self._n_docs, np.float32)
-        query_counts = Counter(search_terms(query))
+        query_counts = Counter(query_terms(query))
         if not query_counts or not self._n_docs:
             return LexicalScores(bm25, cosine, coverage)
         unseen_idf = math.log(1 + self._n_docs) + 1
@@ -142,7 +145,7 @@ class LexicalIndex:
             column = self._vocabulary.get(feature)
             query_weight = 1 + math.log(count)
             if column is None:
-                query_norm_sq += (query_weight * unseen_idf) ** 2
+                query_norm_sq += (query_weight * self._unseen_idf(feature, unseen_idf)) ** 2
                 continue
             idf = float(self._tfidf_idf[column])
             query_norm_sq += (query_weight * idf) ** 2
@@ -153,6 +156,27 @@ class LexicalIndex:
             bm25[docs] += count * self._bm25_idf[column] * saturation
             cosine[docs] += query_weight * idf * (1 + np.log(tf)) * idf / self._row_norm[docs]
             coverage[docs] += (query_weight * idf) ** 2
+        if not query_norm_sq:
+            return LexicalScores(bm25, cosine, coverage)
         cosine /= math.sqrt(query_norm_sq)
         coverage /= query_norm_sq
         return LexicalScores(bm25, np.minimum(cosine, 1.0), np.minimum(coverage, 1.0))
+
+    def _unseen_idf(self, feature: str, rarest: float) -> float:
+        """How much a query term no passage contains says against every passage.
+
+        A word the corpus never uses ("terraform", "订阅") is as telling as the rarest term: the
+        documents may not cover the question. Two kinds of unseen terms are chat, not content:
+        a Chinese bigram of two known characters straddles a word boundary ("有几", "里读" in
+        "请求头里读"), so it weighs what its rarer character does; a short unknown ASCII token is
+        an abbreviation or a typo ("pw", "hrs", "cfg"), so it weighs nothing. Measured (lexical
+        gate AUROC, answerable vs not): en-18f 0.798 -> 0.815, zh-apisix 0.707 -> 0.731,
+        cmrc2018-trial 0.983 -> 0.979 (``bench/gate_styles.py``).
+        """
+        if feature.isascii():
+            return 0.0 if len(feature) <= SHORT_UNKNOWN else rarest
+        if len(feature) == 2:
+            columns = [self._vocabulary.get(char) for char in feature]
+            if None not in columns:
+                return min(float(self._tfidf_idf[c]) for c in columns if c is not None)
+        return rarest

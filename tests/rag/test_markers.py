@@ -6,7 +6,14 @@ import pytest
 
 from rag.check.leak import recites_rules
 from rag.generate.prompt import SYSTEM_RULES
-from rag.markers import MARKER, MAX_RANGE, cited_numbers, without_markers
+from rag.markers import (
+    MARKER,
+    MAX_RANGE,
+    cited_numbers,
+    first_cited_order,
+    renumbered,
+    without_markers,
+)
 from rag.messages import REFUSAL, is_refusal_text
 from rag.results import Answer
 from tests.rag.factories import make_hit
@@ -58,3 +65,10 @@ def test_markers_do_not_hide_a_recital_of_the_rules() -> None:
     sprinkled = " ".join(f"{word}【1，2】" for word in rules.split())
     assert recites_rules(rules)
     assert recites_rules(sprinkled)
+
+
+def test_citations_are_renumbered_in_the_order_they_are_first_cited() -> None:
+    text = "Rule [3]. Fee [3]. Example [5] and [3, 5]."
+
+    assert first_cited_order(text) == [3, 5]
+    assert renumbered(text, {3: 1, 5: 2, 1: 3}) == "Rule [1]. Fee [1]. Example [2] and [1, 2]."

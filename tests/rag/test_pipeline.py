@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+import re
+import tempfile
+from pathlib import Path
+
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from rag.assemble import build_pipeline
 from rag.cache.answers import MemoryCache
 from rag.generate.llm import GenerationError, Generator
 from rag.generate.prompt import SYSTEM_RULES, parse_prompt
 from rag.generate.retry import RetryPolicy
 from rag.ingest.documents import SourceDocument
+from rag.markers import cited_numbers
 from rag.messages import REFUSAL
 from rag.pipeline import Pipeline
 from rag.results import Answer, Refusal, Unverified
 from rag.search.build import index_documents
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.index import Index
+from rag.settings import Settings
 from tests.fakes.chat_model import ScriptedChatModel
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 LEVELS = """# 课程体系
 
@@ -181,3 +190,19 @@ async def test_model_failure_is_a_typed_error_and_nothing_is_cached(
     result = await pipeline.answer(IN_KB)
     assert isinstance(result, Answer)
     assert model.calls == 2
+
+
+async def test_an_answer_s_sources_are_numbered_in_the_order_it_cites_them() -> None:
+    """The offline answerer quotes the rule (ranked third) before the worked examples: the
+    reader meets [1] first, and source 1 is the passage [1] quotes."""
+    pipeline = build_pipeline(
+        Settings(docs_dir=DOCS, embeddings="none", index_dir=Path(tempfile.mkdtemp())),
+        redis=None,
+    )
+    result = await pipeline.answer("退费怎么算？")
+
+    assert isinstance(result, Answer)
+    assert result.text.startswith("退费金额 = 实付课程费")
+    assert cited_numbers(result.text)[0] == 1
+    assert re.search(r"^[^\[]*\[1\]", result.text)
+    assert "退费金额 =" in result.hits[0].chunk.text

@@ -85,7 +85,7 @@ async def test_odd_input_gets_one_reply_and_the_next_question_is_answered(
     async with serve(slack_api, index=docs_index) as bot:
         reply = await only_reply(bot, slack_api, mention(text))
         assert reply.strip()
-        assert "[1]" in await only_reply(bot, slack_api, mention("退费怎么算？"))
+        assert re.search(r"\[\d\]", await only_reply(bot, slack_api, mention("退费怎么算？")))
     assert rules_in(everything_posted(slack_api)) == []
 
 

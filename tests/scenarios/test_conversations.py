@@ -8,6 +8,7 @@ levels; read after ``流利级的课程费是多少？`` it is ``商务级的课
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from bot.texts import STATUS, WORKING
@@ -68,7 +69,7 @@ async def test_a_thread_follow_up_without_a_mention_is_answered_in_the_thread(
     assert "4800" in answer.text
     assert "5600" in follow_up.text
     assert follow_up.thread_ts == first["ts"]
-    assert "[1]" in follow_up.text
+    assert re.search(r"\[\d+\]", follow_up.text)
 
 
 async def test_messages_that_are_not_follow_ups_get_no_reply(
@@ -185,7 +186,7 @@ async def test_a_refused_status_falls_back_to_the_placeholder(
     for event in (scope, limited):
         [answer] = slack_api.thread(CHANNEL, event["ts"])
         assert answer.edits == 1  # the placeholder, replaced by the answer
-        assert "[1]" in answer.text
+        assert re.search(r"\[\d+\]", answer.text)
     posted = [call.args["text"] for call in slack_api.calls_to("chat.postMessage")]
     assert posted == [WORKING["zh"], WORKING["en"]]
     assert [call.status for call in slack_api.calls_to("assistant.threads.setStatus")] == [

@@ -106,9 +106,25 @@ def test_only_the_last_turn_is_context_and_a_first_question_is_its_own() -> None
 
 
 @pytest.mark.parametrize(
-    "text", ["谢谢！", "好的，谢谢", "收到👍", "ok", "Got it, thanks!", ":+1:", "👍"]
+    "text",
+    [
+        "谢谢！",
+        "好的，谢谢",
+        "收到👍",
+        "ok",
+        "Got it, thanks!",
+        ":+1:",
+        "👍",
+        "你好",
+        "您好！",
+        "在吗？",
+        "hello",
+        "Hi there 👋",
+        "hey!",
+        "good morning",
+    ],
 )
-def test_thanks_ok_and_emoji_are_small_talk(text: str) -> None:
+def test_greetings_thanks_ok_and_emoji_are_small_talk(text: str) -> None:
     assert is_small_talk(text)
 
 
@@ -120,6 +136,9 @@ def test_thanks_ok_and_emoji_are_small_talk(text: str) -> None:
         "thanks, what about flights?",
         "ok so what is the limit?",
         "city?",
+        "你好，年假有几天？",
+        "hi, how many days of leave do I get?",
+        "history of hiking",
     ],
 )
 def test_anything_asking_something_is_not_small_talk(text: str) -> None:

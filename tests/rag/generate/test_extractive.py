@@ -9,8 +9,9 @@ from pydantic import SecretStr
 
 from rag.check.answer_text import sentences
 from rag.check.citations import check
-from rag.generate.extractive import ExtractiveChatModel, model_identity, split_sentences
+from rag.generate.extractive import ExtractiveChatModel, model_identity
 from rag.generate.prompt import build_messages
+from rag.generate.quotable import split_sentences
 from rag.messages import REFUSAL, is_refusal_text
 from rag.results import Hit
 from tests.rag.factories import LEAVE_TEXT, LEVELS_TEXT, REFUND_TEXT, make_hit, policy_hits
@@ -128,7 +129,7 @@ async def test_async_invoke_answers_like_invoke() -> None:
 
 
 def test_model_identity_names_the_model_for_cache_keys() -> None:
-    assert model_identity(ExtractiveChatModel()) == "extractive/5"
+    assert model_identity(ExtractiveChatModel()) == "extractive/6"
     remote = ChatOpenAI(
         base_url="https://api.deepseek.com/v1", api_key=SecretStr("k"), model="deepseek-chat"
     )

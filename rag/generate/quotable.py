@@ -1,0 +1,148 @@
+"""Sources -> quotable sentences: what the offline answerer may quote, read as a person would.
+
+Each source (as the prompt numbered it) becomes its sentences, exact substrings of the source:
+soft-wrapped lines joined (a sentence wrapped over two lines is one sentence), a list item
+without its marker, a sentence ending in a colon with the list or table rows it introduces, a
+table header with its rows. Each carries the terms it shares with questions
+(:func:`rag.reading.match_terms`), its heading's terms, where it sits (source, paragraph) and
+whether it is under a worked example's heading.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag.generate.prompt import PromptSource
+from rag.reading import match_terms, sentence_pieces
+
+MAX_LIST_ITEMS = 8
+"""How many list items or table rows a quoted lead-in ("依次为：") brings along."""
+
+LIST_MARKER = re.compile(r"^(?:[-*+•>]+|\d{1,2}[.)、]|#{1,6})\s+")
+TERMINAL = re.compile(r"[。！？；!?.]+[”’」』）)\"']*$")
+LEAD_IN = re.compile(r"[：:]$")
+_ITEM = re.compile(r"^(?:[-*+•]|\d{1,2}[.)、])\s+\S|^\|.*\|$")
+_TABLE_RULE = re.compile(r"^\|[\s:|-]+\|$")
+_EXAMPLE_HEADING = re.compile(r"示例|举例|例子|样例|\bexamples?\b|\be\.g\.", re.IGNORECASE)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences (and list items, table rows) as exact substrings of ``text``."""
+    sentences: list[str] = []
+    for line in text.splitlines():
+        # The item's marker first: "1. 入门级：…" is one item, not a sentence "1." and another.
+        for piece in sentence_pieces(LIST_MARKER.sub("", line.strip())):
+            sentence = LIST_MARKER.sub("", piece.strip())
+            if any(char.isalnum() for char in sentence):
+                sentences.append(sentence)
+    return sentences
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    source: int
+    position: int
+    text: str
+    terms: frozenset[str]
+    items: tuple[str, ...] = ()
+    """The list items or table rows a lead-in sentence (ending in a colon) introduces."""
+    line: int = 0
+    """The logical line (paragraph, list item) of its source the sentence is in."""
+    topic: frozenset[str] = frozenset()
+    """Its heading's terms: they count for a sentence that shares a term of its own."""
+    example: bool = False
+    """Under a worked example's heading."""
+
+    @property
+    def full_text(self) -> str:
+        return "\n".join((self.text, *self.items))
+
+
+def _list_after(lines: list[str], start: int) -> tuple[str, ...]:
+    """The list items or table rows from ``lines[start]`` on, blank lines before them skipped."""
+    items: list[str] = []
+    for line in lines[start:]:
+        stripped = line.strip()
+        if not stripped:
+            if items:
+                break
+            continue
+        if not _ITEM.match(stripped):
+            break
+        if not _TABLE_RULE.match(stripped):
+            items.append(stripped)
+        if len(items) == MAX_LIST_ITEMS:
+            break
+    return tuple(items)
+
+
+def _logical_lines(text: str) -> list[str]:
+    """Lines with soft-wrapped continuations joined, so a wrapped sentence is quoted whole.
+
+    A line continues the previous one when neither is blank, a heading, a table row or a new
+    list item and the previous one doesn't end a sentence or introduce a list.
+    """
+    lines: list[str] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        previous = lines[-1] if lines else ""
+        continues = (
+            line
+            and previous
+            and not _ITEM.match(line)
+            and not line.startswith(("#", "|"))
+            and not previous.startswith(("#", "|"))
+            and not TERMINAL.search(previous)
+            and not LEAD_IN.search(previous)
+        )
+        if continues:
+            space = " " if previous[-1].isascii() and line[0].isascii() else ""
+            lines[-1] = previous + space + line
+        else:
+            lines.append(line)
+    return lines
+
+
+def _heading_of(header: str) -> str:
+    """The heading path of a source's header line (``[n] file · heading (a › b)``), without
+    the number and file name, whose words are no topic."""
+    _, _, rest = header.partition(" · ")
+    return rest
+
+
+def _is_table_header(lines: list[str], number: int) -> bool:
+    following = lines[number + 1] if number + 1 < len(lines) else ""
+    return lines[number].startswith("|") and bool(_TABLE_RULE.match(following))
+
+
+def quotable(sources: Sequence[PromptSource]) -> list[Candidate]:
+    """Every sentence of every source; a lead-in or table header keeps the rows under it."""
+    candidates: list[Candidate] = []
+    for source in sources:
+        lines = _logical_lines(source.text)
+        example = _EXAMPLE_HEADING.search(source.header) is not None
+        # The heading names what every sentence under it is about ("Voting and poll
+        # volunteering" over "You get up to 4 hours"): its terms count for each of them.
+        topic = match_terms(_heading_of(source.header))
+        for number, line in enumerate(lines):
+            sentences = split_sentences(line)
+            for index, sentence in enumerate(sentences):
+                last = index == len(sentences) - 1
+                introduces = LEAD_IN.search(sentence) or _is_table_header(lines, number)
+                items = _list_after(lines, number + 1) if last and introduces else ()
+                own = frozenset(match_terms("\n".join((sentence, *items))))
+                candidates.append(
+                    Candidate(
+                        source.n,
+                        len(candidates),
+                        sentence,
+                        own,
+                        items,
+                        line=number,
+                        example=example,
+                        topic=frozenset(topic),
+                    )
+                )
+    return candidates
