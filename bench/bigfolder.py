@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import shutil
 import signal
 import subprocess
@@ -273,6 +274,7 @@ def measure_ask(docs: Path, index: Path, runs: int, **env: str) -> None:
     print(f"rag ask on {docs} ({label}), INDEX_DIR {index}:")
     for run in range(runs):
         started = time.monotonic()
+        cpu = _children_cpu()
         done = subprocess.run(
             [sys.executable, "-m", "rag", "ask", QUESTION],
             env=_env(docs, index, **env),
@@ -280,9 +282,29 @@ def measure_ask(docs: Path, index: Path, runs: int, **env: str) -> None:
             text=True,
             check=False,
         )
-        seconds = time.monotonic() - started
+        seconds, cpu = time.monotonic() - started, _children_cpu() - cpu
         note = "lexical note" if "answered from the lexical index" in done.stderr else ""
-        print(f"  run {run + 1}: {seconds:.1f} s (exit {done.returncode}) {note}")
+        print(f"  run {run + 1}: {seconds:.1f} s, {cpu:.1f} s CPU (exit {done.returncode}) {note}")
+
+
+def _children_cpu() -> float:
+    """User + system seconds of the finished child processes (what an idle machine's wall
+    time would be for a one-thread command)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure_summary(docs: Path, index: Path) -> None:
+    """``rag index``'s summary lines (EMBEDDINGS=none: nothing to wait for)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "rag", "index"],
+        env=_env(docs, index, EMBEDDINGS="none"),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    print("rag index summary (EMBEDDINGS=none):")
+    print("\n".join(f"  {line}" for line in done.stdout.splitlines()[:4]))
 
 
 def measure_index(docs: Path, index: Path, embed_seconds: float) -> None:
@@ -316,6 +338,7 @@ def main() -> None:
     measure_ask(args.folder, args.index, args.runs)
     lexical_only = args.index.with_name(args.index.name + "-none")
     measure_ask(args.folder, lexical_only, args.runs, EMBEDDINGS="none")
+    measure_summary(args.folder, lexical_only)
     measure_index(args.folder, args.index, args.embed_seconds)
 
 

@@ -37,13 +37,19 @@ def _reader_identity() -> str:
 _READER = _reader_identity()
 
 
-def lexical_key(chunks: Sequence[Chunk]) -> str:
-    return content_hash(_READER + "\n" + "\n".join(chunk.hash for chunk in chunks))[:16]
+def lexical_key(chunks: Sequence[Chunk], basis: str | None = None) -> str:
+    """``basis``: what determines the chunks' texts when the caller knows it more cheaply
+    than by hashing every chunk (the files' content hashes and the code that split them)."""
+    if basis is None:
+        basis = "\n".join(chunk.hash for chunk in chunks)
+    return content_hash(f"{_READER}\n{len(chunks)}\n{basis}")[:16]
 
 
-def open_lexical(index_dir: Path, chunks: Sequence[Chunk]) -> LexicalIndex:
+def open_lexical(
+    index_dir: Path, chunks: Sequence[Chunk], *, basis: str | None = None
+) -> LexicalIndex:
     """The lexical index of ``chunks``: loaded when stored, else counted and stored."""
-    key = lexical_key(chunks)
+    key = lexical_key(chunks, basis)
     path = index_dir / f"{PREFIX}{key}.npz"
     loaded = _load(path, len(chunks))
     if loaded is not None:
