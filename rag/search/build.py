@@ -59,6 +59,8 @@ class BuildReport:
     previous_version: str | None
     missing: int = 0
     """Passages left without a vector: the index is lexical (see ``embed_at_most``)."""
+    vectors: int = 0
+    """Distinct vectors the passages need (passages with the same text share one)."""
 
 
 def index_documents(
@@ -166,6 +168,7 @@ def _report(
         version=version,
         previous_version=previous,
         missing=missing if cached is None else 0,
+        vectors=len(set(split.keys)),
     )
 
 

@@ -75,9 +75,9 @@ class BackfillWatch:
         state = self.live.holder.state
         if not self.lexical or not state.backfill_total:
             return None
-        passages = len(self.live.index)
-        kept = passages - state.backfill_total + state.backfill_done
-        return f"kept {kept:,} of {passages:,} vectors; start again to resume"
+        vectors = state.vectors or len(self.live.index)
+        kept = vectors - state.backfill_total + state.backfill_done
+        return f"kept {kept:,} of {vectors:,} vectors; start again to resume"
 
     def _say(self, text: str) -> None:
         print(text, file=self.stream, flush=True)

@@ -51,6 +51,8 @@ class ServingState:
     documents: int
     backfill_done: int = 0
     backfill_total: int = 0
+    vectors: int = 0
+    """Distinct vectors the served passages need; ``backfill_total`` of them were missing."""
     last_refresh: Refresh | None = None
 
 
@@ -85,9 +87,10 @@ class IndexHolder:
             self._state = replace(self._state, mode=mode, built_at=self.clock(), documents=count)
         return old
 
-    def progress(self, done: int, total: int) -> None:
+    def progress(self, done: int, total: int, *, vectors: int | None = None) -> None:
         with self._lock:
-            self._state = replace(self._state, backfill_done=done, backfill_total=total)
+            state = replace(self._state, backfill_done=done, backfill_total=total)
+            self._state = state if vectors is None else replace(state, vectors=vectors)
             self._rate.add(done)
 
     def seconds_left(self) -> float | None:

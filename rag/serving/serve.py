@@ -77,11 +77,13 @@ def serve_pipeline(
         known: str | None = fingerprint(settings.docs_dir)  # before the build: no change missed
     except OSError:
         known = None
-    built, missing = (build(), 0) if full_index_first else _first_build(settings, embeddings, build)
+    built, missing, vectors = (
+        (build(), 0, 0) if full_index_first else _first_build(settings, embeddings, build)
+    )
     pipeline = pipeline_around(built.index, settings, redis=redis, reviewed=reviewed, scopes=scopes)
     live = LivePipeline(pipeline, mode=built.mode, fixed_min_score=settings.min_score)
     backfill.live = live
-    live.holder.progress(0, missing)
+    live.holder.progress(0, missing, vectors=vectors)
     lock, announcers = coordination(settings.index_dir, redis)
     refresher = Refresher(
         live,
@@ -146,12 +148,13 @@ def _builder(
 
 def _first_build(
     settings: Settings, embeddings: Embeddings | None, build: Build
-) -> tuple[Built, int]:
+) -> tuple[Built, int, int]:
     """The full index when its vectors are (nearly all) cached, else the lexical one at once;
-    with how many passages the background backfill will embed. One pass over the folder when
-    every vector is cached (a restart on an unchanged folder) or too many are missing."""
+    with how many passages the background backfill will embed, of how many vectors in all.
+    One pass over the folder when every vector is cached (a restart on an unchanged folder)
+    or too many are missing."""
     if embeddings is None:
-        return build(), 0
+        return build(), 0, 0
     index, report = load_or_build(
         settings.docs_dir,
         settings.index_dir,
@@ -161,7 +164,7 @@ def _first_build(
     )
     skipped = tuple((s.path, s.reason) for s in report.skipped)
     if report.missing == 0:
-        return Built(index, "full", report.files, skipped), 0
+        return Built(index, "full", report.files, skipped), 0, report.vectors
     if report.missing <= LEXICAL_FIRST_AT:
-        return build(), 0
-    return Built(index, "lexical", report.files, skipped), report.missing
+        return build(), 0, report.vectors
+    return Built(index, "lexical", report.files, skipped), report.missing, report.vectors
