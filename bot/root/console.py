@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import sys
 from collections.abc import Coroutine
@@ -22,7 +23,7 @@ from bot import questionlog
 from bot.console import banner, chat
 from bot.root.config import Config
 from bot.root.services import Services, rewriter
-from rag import BackfillWatch, LivePipeline
+from rag import QUIT_NOW, BackfillWatch, LivePipeline
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -51,8 +52,15 @@ async def console_chat(config: Config, services: Services) -> int:
         return await _until_stopped(talk)
     finally:
         await _stop(background, live, watch)
+        _restore_signals()
         questionlog.logger.setLevel(level)
         await services.aclose()
+
+
+def _restore_signals() -> None:
+    loop = asyncio.get_running_loop()
+    for sig in STOP_SIGNALS:
+        loop.remove_signal_handler(sig)
 
 
 async def _until_stopped(talk: Coroutine[Any, Any, int]) -> int:
@@ -62,6 +70,9 @@ async def _until_stopped(talk: Coroutine[Any, Any, int]) -> int:
     stopped: list[signal.Signals] = []
 
     def stop(sig: signal.Signals) -> None:
+        if stopped:  # a second one: the batch being embedded is not waited for
+            print(QUIT_NOW, file=sys.stderr, flush=True)
+            os._exit(130)
         stopped.append(sig)
         task.cancel()
 
@@ -72,11 +83,9 @@ async def _until_stopped(talk: Coroutine[Any, Any, int]) -> int:
     except asyncio.CancelledError:
         if not stopped:
             raise
-        print(f"\ncitebot: {stopped[0].name}: stopping…", file=sys.stderr, flush=True)
+        waiting = "stopping after the batch being embedded (again: quit now)…"
+        print(f"\ncitebot: {stopped[0].name}: {waiting}", file=sys.stderr, flush=True)
         return 130
-    finally:
-        for sig in STOP_SIGNALS:
-            loop.remove_signal_handler(sig)
 
 
 async def _stop(

@@ -1,6 +1,7 @@
 """The vectors of an index's chunks: cached ones stacked at once, the missing ones embedded in
 batches, progress reported after each, and a stop (Ctrl-C, SIGTERM, a bot shutting down) taken
-between two batches with what was embedded kept for the next run.
+between two batches with what was embedded kept for the next run (saved every minute too, so
+a run killed outright loses at most a minute).
 
 A batch is :data:`BATCH` passages: the bundled e5 embeds 2–7 a second on 2 cores, so a stop
 asked for during a batch is taken within a few seconds.
@@ -8,6 +9,7 @@ asked for during a batch is taken within a few seconds.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -18,6 +20,9 @@ from rag.search.index import Matrix, normalised
 
 BATCH = 8
 """Passages per embedder call; also how often a stop is looked at."""
+SAVE_SECONDS = 60.0
+"""How often the vectors embedded so far are saved while a run goes on: a run killed outright
+(a second Ctrl-C, ``kill -9``, a reboot) loses at most this much embedding."""
 
 OnProgress = Callable[[int, int], None]
 """Called with (embedded so far, to embed in all) before the first batch and after each."""
@@ -39,6 +44,7 @@ def embed_chunks(
     *,
     keys: Sequence[str] | None = None,
     on_progress: OnProgress | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Matrix:
     """The chunks' normalised vectors; the cache is saved (pruned to these chunks) when it
     changed, and also when the run stops or fails (then :class:`BuildStopped` says how far).
@@ -55,6 +61,7 @@ def embed_chunks(
     done = 0
     if on_progress is not None:
         on_progress(0, len(todo))
+    saved = clock()
     try:
         for start in range(0, len(todo), BATCH):
             batch = todo[start : start + BATCH]
@@ -62,6 +69,9 @@ def embed_chunks(
             done += len(batch)
             if on_progress is not None:
                 on_progress(done, len(todo))
+            if clock() - saved >= SAVE_SECONDS:
+                cached.save()
+                saved = clock()
     except BaseException as error:
         # What was embedded is kept, so the next build embeds only the rest instead of
         # starting a long backfill over.

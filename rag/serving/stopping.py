@@ -5,14 +5,16 @@ while a build embeds synchronously: the first Ctrl-C was ignored for minutes, th
 printed a traceback. Here the build runs in its own thread (:class:`BackgroundBuilds`) and both
 signals set its ``stopping`` event: the build stops at its next batch (a few seconds), keeps
 what it embedded and raises :class:`~rag.search.embedding_run.BuildStopped` saying how much.
-A second signal is Python's own: the command ends at once, and the build thread still saves
-its vectors at its next batch before the process exits.
+A second signal quits at once, without waiting for the batch (at the lowest CPU priority on a
+busy machine one can take a minute): the vectors saved so far (every minute,
+:data:`~rag.search.embedding_run.SAVE_SECONDS`) are kept.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -21,6 +23,10 @@ from rag.search.embedding_run import BuildStopped
 from rag.serving.background import BackgroundBuilds
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+QUIT_NOW = (
+    "citebot: quitting without waiting for the batch; "
+    "the vectors saved in the last minute are kept, a rerun resumes from them"
+)
 
 
 @contextlib.contextmanager
@@ -34,10 +40,11 @@ def stop_on_signals(builds: BackgroundBuilds, say: Callable[[str], None]) -> Ite
     loop = asyncio.get_running_loop()
 
     def stop(sig: signal.Signals) -> None:
+        if builds.stopping.is_set():
+            say(QUIT_NOW)
+            os._exit(130)  # the build thread would hold the exit until its batch ends
         builds.stopping.set()
-        say(f"citebot: {sig.name}: stopping after the batch being embedded…")
-        for each in SIGNALS:
-            loop.remove_signal_handler(each)  # a second one ends the command at once
+        say(f"citebot: {sig.name}: stopping after the batch being embedded (again: quit now)…")
 
     for sig in SIGNALS:
         loop.add_signal_handler(sig, stop, sig)
