@@ -185,6 +185,7 @@ def make(folder: Path, *, files: int, sections: int, seed: int = 29) -> None:
 
 
 QUESTION = "员工的报销需要几个工作日完成？"
+"""Asked of every folder: over an English one it is a refusal, answered as fast."""
 PLATFORM_SETTINGS = ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "FEISHU_APP_ID", "REDIS_URL")
 
 
@@ -216,6 +217,16 @@ class Watched:
             for at, _, line in list(self.lines):
                 if pattern in line:
                     return at
+            time.sleep(0.05)
+        return None
+
+    def answered(self, *, timeout: float) -> float | None:
+        """Seconds to the first line on stdout after the greeting (an answer or a refusal)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            out = [at for at, name, _ in list(self.lines) if name == "out"]
+            if len(out) >= 2:
+                return out[1]
             time.sleep(0.05)
         return None
 
@@ -263,7 +274,7 @@ def measure_console(docs: Path, index: Path, embed_seconds: float) -> None:
     console.process.stdin.flush()  # kept open: the chat goes on while it embeds
     _show("first line", console.first("", timeout=600))
     _show("greeting", console.first("Ctrl-D to quit", timeout=600))
-    _show("first answer", console.first("[1]", timeout=600))
+    _show("first answer", console.answered(timeout=600))
     mode = [line for _, _, line in console.lines if "mode:" in line]
     print(f"  said: {mode[0] if mode else '(no mode line)'}")
     _stopped(console, embed_seconds)
