@@ -152,3 +152,21 @@ def test_skipped_files_are_counted_by_reason_hidden_folders_included(tmp_path: P
         "  skipped empty.md: empty file",
         "  skipped logo.png: unsupported file type .png",
     ]
+
+
+def test_the_lexical_start_is_the_index_embeddings_none_builds(docs: Path, tmp_path: Path) -> None:
+    """``rag ask`` before the vectors exist, a bot's lexical phase and ``EMBEDDINGS=none``
+    answer from one and the same index: same version, threshold and hits."""
+    lexical_start, report = load_or_build(
+        docs, tmp_path / "a", embeddings=Counting(), embed_at_most=0
+    )
+    no_embeddings, _ = load_or_build(docs, tmp_path / "b", embeddings=None)
+
+    assert report.missing == report.vectors > 0
+    assert lexical_start.embeddings is None
+    assert lexical_start.version == no_embeddings.version
+    assert lexical_start.min_score == no_embeddings.min_score
+    for question in ("年假可以结转几天？", "How many days of annual leave?", "火星天气"):
+        assert [(h.chunk.id, h.score) for h in lexical_start.search(question, 5)] == [
+            (h.chunk.id, h.score) for h in no_embeddings.search(question, 5)
+        ]
