@@ -2,10 +2,10 @@
 source doesn't support, alone and learned together?
 
 The citation checker's support rule reads one signal, the share of a sentence's content words
-in the best window of what it cites. On ExpertQA that barely separates the labels (the README's
-curve), so this measures the other signals one could compute within the checker's 50 ms, on
-the human-labelled attrib-tune sets (``../shared/data/attrib-tune``, never copied). Per cited
-English sentence, the best over the sources it cites of:
+in the best window of what it cites. On ExpertQA that barely separates the labels (the curve in
+bench/README.md), so this measures the other signals one could compute within the checker's
+50 ms, on the human-labelled attrib-tune sets (``../shared/data/attrib-tune``, never copied).
+Per cited English sentence, the best over the sources it cites of:
 
 - ``window``: share of its content words in the best 3-sentence window (what ships);
 - ``whole``: share of its content words anywhere in the source;

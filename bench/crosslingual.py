@@ -10,7 +10,7 @@ the first k passages is from that file and holds the phrase (R@1, R@5, as
 ``bench/followups.py`` counts), whether the first passage clears the refusal gate (answered),
 and where the answer passage ranks by the dense similarity alone (the multilingual embedder is
 the only signal that crosses languages: the lexical search shares no words with the question).
-A measurement of a known gap, not a target: see the README, "Numbers".
+A measurement of a known gap, not a target: see bench/README.md, "Across languages".
 """
 
 from __future__ import annotations

@@ -123,14 +123,14 @@ class FlakyChatModel(BaseChatModel):
 
 
 def serve() -> int:
-    """The bot as ``python -m bot`` composes it (HTTP mode, :func:`bot.root.run.compose`), over
+    """The bot as ``python -m bot`` composes it (HTTP mode, :func:`bot.root.compose.compose`), over
     ``rag.build_pipeline``'s pipeline (no DOCS_DIR follower) with the flaky model when
     BENCH_FAIL_RATE > 0, and no question records. Runs in the child process the benchmark
     starts."""
     from aiohttp import web
 
+    from bot.root.compose import compose
     from bot.root.config import Config
-    from bot.root.run import compose
     from bot.root.services import ClosablePipeline, Seams
     from rag import GuardedRedis, ReviewedAnswers
     from rag.assemble import build_pipeline

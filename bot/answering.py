@@ -1,7 +1,8 @@
 """Answer one question for an asker, on any platform: the path after the platform's listener.
 
     cut the question to MAX_QUESTION_CHARS (the asker is told)
-      -> in a conversation the bot answered before: small talk ends here (no reply)
+      -> a greeting or thanks ("hello", "你好", "谢谢"): one courteous line, no pipeline
+         (in a shared thread the bot answered before, small talk gets no reply at all)
       -> thread.working()                      (the asker sees progress within a second;
                                                 thread.reached(stage) as the answer moves on)
       -> the standalone question (rag.Rewriter: rules, or the chat model when configured)
@@ -26,6 +27,7 @@ from dataclasses import replace
 
 from bot import texts
 from bot.conversation import Conversation, Conversations
+from bot.courtesy import courtesy, courtesy_reply
 from bot.ports import Answered, Answerer, AskerThread, Origin, Reply, ReviewHooks, Unreachable
 from bot.questionlog import QuestionLog
 from rag import (
@@ -36,12 +38,14 @@ from rag import (
     Refusal,
     Rewriter,
     detect_language,
-    is_small_talk,
     model_failure_text,
     refusal_text,
 )
 
 logger = logging.getLogger(__name__)
+
+ONE_TO_ONE = frozenset({"im", "console"})
+"""Where only the asker reads the bot: thanks there get "you're welcome", not silence."""
 
 MAX_CONCURRENT_ANSWERS = 8
 """Questions answered at once per process; the rest wait (their placeholder already shown).
@@ -119,9 +123,13 @@ class Answering:
                 log.messages = await thread.reply(Reply(language, text=texts.HELP))
                 return
             history = await self._history(conversation)
-            if history and is_small_talk(question):
-                log.verdict = "small_talk"  # "thanks" closes an exchange: nothing to answer
-                return
+            kind = courtesy(question)
+            if kind is not None:
+                log.verdict = "small_talk" if history else kind
+                if not history or (kind != "ok" and origin.channel_type in ONE_TO_ONE):
+                    text = courtesy_reply(kind, language)
+                    log.messages = await thread.reply(Reply(language, text=text))
+                return  # in a shared thread, "thanks" closes an exchange: nothing to answer
             log.stage = "placeholder"
             async with self._placeholders:
                 await thread.working(language)
@@ -190,6 +198,7 @@ class Answering:
                 origin.question,
                 scope=origin.scope,
                 progress=lambda stage: thread.reached(stage, language),
+                language=language,
             )
         except GenerationError as error:
             log.error = f"generation:{error.reason}"

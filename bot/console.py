@@ -2,7 +2,8 @@
 
 ``python -m bot`` without SLACK_BOT_TOKEN lands here, so anyone can try the bot over docs/ in
 a terminal. It also reads piped questions (``printf '退费怎么算\\n' | python -m bot``): one
-answer per line, no prompt when stdin is not a terminal. Replies are plain text with the same
+answer per line, each question echoed after a ``> `` before its answer (there is no prompt
+and no typing to see when stdin is not a terminal). Replies are plain text with the same
 content as the Slack reply: the answer, the sources it cites with file, heading path, link and
 score, and where a cached or reviewed answer came from. Each line is answered by the same
 neutral core as a Slack or Feishu question (:mod:`bot.answering`): the console is one more
@@ -22,6 +23,7 @@ from bot import texts
 from bot.answering import Answering
 from bot.conversation import Conversation, Conversations
 from bot.ports import Answerer, Origin, Reply
+from bot.relevance import relevance
 from rag import (
     EVERYTHING,
     Answer,
@@ -34,11 +36,17 @@ from rag import (
     model_failure_text,
 )
 
+NOT_RECORDED = (
+    "Questions asked here are not recorded for `python -m rag report` (the Slack and Feishu "
+    "bots' are)."
+)
+"""Said at the start: an operator trying questions should not look for them in the report."""
+
 
 def banner(*, docs_dir: str, chunks: int, chat_model: str) -> str:
     return (
         f"No SLACK_BOT_TOKEN: local console chat over {docs_dir}/ ({chunks} passages, "
-        f"chat model: {chat_model}); Ctrl-D to quit"
+        f"chat model: {chat_model}); Ctrl-D to quit\n{NOT_RECORDED}"
     )
 
 
@@ -64,7 +72,8 @@ def render_plain(result: Answer | Refusal, language: Language) -> str:
             chunk = hit.chunk
             where = " › ".join(part for part in (chunk.source, chunk.heading_path) if part)
             link = f"  {chunk.link}" if chunk.link else ""
-            lines.append(f"  [{n}] {chunk.title or chunk.source} — {where} ({hit.score:.2f}){link}")
+            score = f"{texts.SOURCE_SCORE[language]} {relevance(hit.score)}"
+            lines.append(f"  [{n}] {chunk.title or chunk.source} — {where} ({score}){link}")
     if not isinstance(result, Refusal) or result.provenance != Provenance():
         line = provenance_text(result.provenance, language)
         if line:
@@ -199,6 +208,8 @@ async def chat(
             return 0
         if not line.strip() and not interactive:
             continue
+        if not interactive:  # piped: show which answer belongs to which question
+            print(f"> {line.strip()}", file=stdout, flush=True)
         reply = await console.answer_line(line)
         if reply:  # small talk after an answer ("谢谢") gets none, as in a thread
             print(reply, file=stdout, flush=True)

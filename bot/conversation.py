@@ -21,9 +21,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from cachetools import TTLCache
-from redis.asyncio import Redis
 
-from rag import GuardedRedis, RedisUnavailable, guarded
+from rag import GuardedRedis, RedisUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +67,7 @@ class FollowUpSwitch:
 class Conversations:
     def __init__(
         self,
-        redis: Redis | GuardedRedis | None,
+        redis: GuardedRedis | None,
         *,
         prefix: str = "citebot:conversation:",
         max_turns: int = MAX_TURNS,
@@ -78,7 +77,7 @@ class Conversations:
         if max_turns < 1 or max_local < 1:
             msg = f"max_turns ({max_turns}) and max_local ({max_local}) must be at least 1"
             raise ValueError(msg)
-        self.redis = guarded(redis)
+        self.redis = redis
         self.prefix = prefix
         self.max_turns = max_turns
         self._max_local = max_local

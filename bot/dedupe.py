@@ -28,9 +28,8 @@ import time
 from collections.abc import Callable
 
 from cachetools import TTLCache
-from redis.asyncio import Redis
 
-from rag import GuardedRedis, RedisUnavailable, guarded
+from rag import GuardedRedis, RedisUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -62,7 +61,7 @@ def message_key(channel: str, ts: str) -> str:
 class Dedupe:
     def __init__(
         self,
-        redis: Redis | GuardedRedis | None,
+        redis: GuardedRedis | None,
         *,
         ttl_seconds: int = DEFAULT_TTL_SECONDS,
         prefix: str = "citebot:dedupe:",
@@ -72,7 +71,7 @@ class Dedupe:
         if ttl_seconds < 1 or max_local < 1:
             msg = f"ttl_seconds ({ttl_seconds}) and max_local ({max_local}) must be at least 1"
             raise ValueError(msg)
-        self._redis = guarded(redis)
+        self._redis = redis
         self.ttl_seconds = ttl_seconds
         self.prefix = prefix
         self.clock = clock
@@ -88,8 +87,8 @@ class Dedupe:
         return self._redis
 
     @redis.setter
-    def redis(self, redis: Redis | GuardedRedis | None) -> None:
-        self._redis = guarded(redis)
+    def redis(self, redis: GuardedRedis | None) -> None:
+        self._redis = redis
 
     async def claim(self, *keys: str) -> bool:
         """True when this is the first time any of ``keys`` is seen (all are now claimed)."""

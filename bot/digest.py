@@ -9,6 +9,10 @@ Schedule (``DIGEST=weekly``, the default; ``off``): never at start-up. The first
 one week after the bot first ran (remembered in Redis, else under INDEX_DIR), then weekly. Each
 week is claimed once across all processes (Redis ``SET NX``, else an exclusive file create), so
 however many processes run, one digest is posted per week.
+
+Redis goes through the process's guarded client (:class:`rag.GuardedRedis`): while it is away
+the breaker has said so once, and a check that needed it waits for the next one quietly — no
+traceback every ten minutes of an outage.
 """
 
 from __future__ import annotations
@@ -22,10 +26,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from redis.asyncio import Redis
-
 from bot.review.state import ReviewState
-from rag import RecordStore, RedisUnavailable, VoteStore, build_report
+from rag import GuardedRedis, RecordStore, RedisUnavailable, VoteStore, build_report
 
 logger = logging.getLogger(__name__)
 
@@ -65,14 +67,16 @@ def digest_text(report: dict[str, Any], backlog: int) -> str:
 class WeekClaims:
     """When the bot first ran, and which week's digest is already claimed — shared."""
 
-    def __init__(self, redis: Redis | None, directory: Path) -> None:
+    def __init__(self, redis: GuardedRedis | None, directory: Path) -> None:
+        """Raise :class:`rag.RedisUnavailable` while Redis is away (never a redis-py error)."""
         self.redis = redis
         self.directory = directory / "digest"
 
     async def first_run(self, now: float) -> float:
         if self.redis is not None:
-            await self.redis.set(f"{PREFIX}first-run", str(now), nx=True)
-            value = await self.redis.get(f"{PREFIX}first-run")
+            client, key = self.redis.client, f"{PREFIX}first-run"
+            await self.redis.run(lambda: client.set(key, str(now), nx=True))
+            value = await self.redis.run(lambda: client.get(key))
             return float(value) if value is not None else now
         # On the loop, not in a thread: creating one small file takes microseconds, and a
         # thread cancelled at shutdown went on writing into INDEX_DIR while it was removed.
@@ -87,8 +91,11 @@ class WeekClaims:
 
     async def claim(self, week: int) -> bool:
         if self.redis is not None:
-            key = f"{PREFIX}week:{week}"
-            return bool(await self.redis.set(key, str(os.getpid()), nx=True, ex=2 * WEEK_SECONDS))
+            client, key = self.redis.client, f"{PREFIX}week:{week}"
+            claimed = await self.redis.run(
+                lambda: client.set(key, str(os.getpid()), nx=True, ex=2 * WEEK_SECONDS)
+            )
+            return bool(claimed)
         return self._create(self.directory / f"week-{week}", "")  # on the loop, as above
 
     @staticmethod
@@ -165,6 +172,10 @@ class WeeklyDigest:
         while True:
             try:
                 await self.tick()
+            except RedisUnavailable:
+                # The guarded client warned once when the outage began; a week's claim must be
+                # shared, so this check waits for the next one.
+                logger.debug("weekly digest check skipped: Redis unavailable")
             except Exception:
                 # A background loop that must outlive any one failed week (Redis away, Slack
                 # refusing, a bug in one report): logged, and checked again later.

@@ -5,6 +5,7 @@ of bot/, so either can use it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,3 +32,23 @@ class Origin:
     """The message as the person wrote it, when that differs from ``question``."""
     conversation: tuple[str, ...] = ()
     """The earlier standalone questions that led to this one (shown on a review card)."""
+
+    @property
+    def asker(self) -> str:
+        """Who asked (``user``), by the name a review ticket gives them."""
+        return self.user
+
+
+class AskedIn(Protocol):
+    """Where a question was asked, as an origin, a ticket or a voted-down answer carries it."""
+
+    @property
+    def channel(self) -> str: ...
+    @property
+    def thread_ts(self) -> str: ...
+    @property
+    def asker(self) -> str: ...
+    @property
+    def message_ts(self) -> str: ...
+    @property
+    def scope(self) -> str: ...

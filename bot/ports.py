@@ -49,6 +49,7 @@ from bot.review.records import Ticket
 from rag import (
     Answer,
     Chunk,
+    CitebotError,
     Language,
     Progress,
     Refusal,
@@ -76,8 +77,14 @@ class Answerer(Protocol):
     def index(self) -> SourceIndex: ...
 
     async def answer(
-        self, question: str, *, scope: str = ..., progress: Progress | None = None
-    ) -> Result: ...
+        self,
+        question: str,
+        *,
+        scope: str = ...,
+        progress: Progress | None = None,
+        language: Language | None = None,
+    ) -> Result:
+        """``language``: the asker's, detected once by the edge and carried down."""
 
 
 @runtime_checkable
@@ -87,7 +94,7 @@ class Withdrawer(Protocol):
     async def withdraw(self, withdrawal: Withdrawal) -> Answer | None: ...
 
 
-class Unreachable(Exception):
+class Unreachable(CitebotError):
     """The platform refused or could not deliver a message; ``str(error)`` names why
     (e.g. ``slack:not_in_channel``). Telling the asker again would fail the same way."""
 

@@ -19,8 +19,10 @@ from redis.exceptions import RedisError
 from bot.ports import Answerer, SourceIndex, Withdrawer
 from rag import (
     Answer,
+    Language,
     Progress,
     RecordStore,
+    RedisUnavailable,
     Result,
     ReviewRecord,
     Withdrawal,
@@ -29,11 +31,18 @@ from rag import (
 
 logger = logging.getLogger(__name__)
 
-STORE_ERRORS = (RedisError, OSError, TimeoutError)
-"""How a record store fails: Redis away or slow, a disk full or read-only."""
+STORE_ERRORS = (RedisUnavailable, RedisError, OSError, TimeoutError)
+"""How a record store fails: Redis away or slow (the guarded client says RedisUnavailable), a
+disk full or read-only."""
 
 DRAIN_SECONDS = 2.0
 """At shutdown, how long to wait for records still being written."""
+
+
+def _reason(error: BaseException) -> str:
+    """What failed, in one line: a skipped Redis says why it was skipped (its cause)."""
+    cause = error.__cause__ or error
+    return f"{type(cause).__name__}: {cause}" if str(cause) else type(cause).__name__
 
 
 class ClosableAnswerer(Answerer, Protocol):
@@ -59,9 +68,17 @@ class Background:
     async def _guarded(self, write: Coroutine[Any, Any, None]) -> None:
         try:
             await write
-        except STORE_ERRORS:
+        except STORE_ERRORS as error:
+            # Expected while a dependency is away: one line per outage, no traceback. A Redis
+            # outage was already a warning of the guarded client's; this only adds what it costs.
             if not self._failing:
-                logger.exception("question records are not being kept (%s)", self.store.where)
+                level = logging.INFO if isinstance(error, RedisUnavailable) else logging.WARNING
+                logger.log(
+                    level,
+                    "question records are not being kept (%s): %s",
+                    self.store.where,
+                    _reason(error),
+                )
             self._failing = True
             return
         if self._failing:
@@ -96,9 +113,16 @@ class RecordingAnswerer:
         return self.inner.index
 
     async def answer(
-        self, question: str, *, scope: str = "all", progress: Progress | None = None
+        self,
+        question: str,
+        *,
+        scope: str = "all",
+        progress: Progress | None = None,
+        language: Language | None = None,
     ) -> Result:
-        result = await self.inner.answer(question, scope=scope, progress=progress)
+        result = await self.inner.answer(
+            question, scope=scope, progress=progress, language=language
+        )
         record = question_record(
             result,
             scope=scope,

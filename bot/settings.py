@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 from pydantic import BeforeValidator, Field, SecretStr
 from pydantic_settings import NoDecode
 
-from rag import EdgeSettings, Settings, SettingsError
+from rag import EdgeSettings, Settings, SettingsError, flag
 
 DEFAULT_API_URL = "https://slack.com/api/"
 DEFAULT_PORT = 3000
@@ -54,16 +54,6 @@ def _api_url(raw: Any) -> str:
     return text if text.endswith("/") else text + "/"
 
 
-def _on_off(raw: Any) -> bool:
-    text = str(raw).strip().lower()
-    if text in {"on", "true", "1", "yes"}:
-        return True
-    if text in {"off", "false", "0", "no"}:
-        return False
-    msg = f"FOLLOW_UPS={raw!r} is neither on nor off; set FOLLOW_UPS=on (default) or off"
-    raise SettingsError(msg)
-
-
 def id_list(raw: Any, *, valid: re.Pattern[str], complaint: str, hint: str) -> tuple[str, ...]:
     """Comma-separated ids, deduplicated in order; one line naming every invalid one
     (``{complaint}: a, b; {hint}``). Shared by REVIEWERS and FEISHU_REVIEWERS."""
@@ -96,7 +86,7 @@ class BotSettings(EdgeSettings):
     port: Annotated[int, BeforeValidator(_port)] = DEFAULT_PORT
     review_channel: str | None = None
     reviewers: Annotated[tuple[str, ...], NoDecode, BeforeValidator(_reviewers)] = ()
-    follow_ups: Annotated[bool, BeforeValidator(_on_off)] = True
+    follow_ups: Annotated[bool, flag("FOLLOW_UPS")] = True
     digest: Annotated[Literal["weekly", "off"], BeforeValidator(_digest)] = "weekly"
     """DIGEST: the weekly digest in REVIEW_CHANNEL (bot/digest.py)."""
     slack_client_id: SecretStr | None = Field(None, exclude=True, repr=False)

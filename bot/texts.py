@@ -34,6 +34,12 @@ FEEDBACK_THANKS: dict[str, dict[Language, str]] = {
 }
 """Shown only to the person who clicked 👍 / 👎 under an answer."""
 
+FEEDBACK_LABELS: dict[Language, dict[str, str]] = {
+    "zh": {"up": "回答有用", "down": "回答有误或没用"},
+    "en": {"up": "Good answer", "down": "Wrong or unhelpful answer"},
+}
+"""What a screen reader says for the 👍 / 👎 under an answer."""
+
 FEEDBACK_TELL: dict[Language, str] = {"zh": "说说哪里不对", "en": "Tell us what was wrong"}
 """The button beside the thanks for a 👎: opens the optional "what was wrong" form."""
 

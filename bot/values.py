@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from rag import CitebotError
+
 Item = TypeVar("Item")
 
 
-class ValueTooLong(ValueError):
+class ValueTooLong(CitebotError, ValueError):
     """Even without sources and question the value is over the limit."""
 
 

@@ -76,16 +76,8 @@ class VotedDown:
         return await self.state.first(f"voted-down:{answer}")
 
     async def post(self, card: VotedDownCard) -> None:
-        ticket = Ticket(
-            review_id=review_id_of(card.answer),
-            kind="gap",
-            channel=card.channel,
-            thread_ts=card.thread_ts,
-            asker=card.asker,
-            message_ts=card.message_ts,
-            scope=card.scope,
-            created=self.clock(),
-            digest=card.digest,
+        ticket = Ticket.opened(
+            review_id_of(card.answer), "gap", card, created=self.clock(), digest=card.digest
         )
         new = NewCard(
             ticket,

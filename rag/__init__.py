@@ -16,7 +16,8 @@ The path of a question, one sub-package per stage::
 Beside the path: ``serving/`` keeps a pipeline live in a long-running process (the served
 index, refresh, background builds, coordination and shared vectors between processes);
 ``storage/`` is what every part that keeps something outside the process stands on (the guarded
-Redis client, versioned records, JSON lines kept for RETENTION_DAYS).
+Redis client, versioned records, JSON lines kept for RETENTION_DAYS). Every error of ours is a
+:class:`CitebotError` (``rag/errors.py`` draws the tree).
 
 The edges (``bot/``, ``python -m rag``) import what they need from this module only. Names are
 loaded on first use, so ``import rag`` stays cheap for a settings error or ``rag cache stats``.
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
     )
     from rag.chunks import (
         Chunk as Chunk,
+    )
+    from rag.errors import (
+        CitebotError as CitebotError,
     )
     from rag.feedback.stores import (
         vote_store as vote_store,
@@ -140,12 +144,6 @@ if TYPE_CHECKING:
         answer_hash as answer_hash,
     )
     from rag.reviewed.answers import (
-        ChunkSource as ChunkSource,
-    )
-    from rag.reviewed.answers import (
-        RedisStore as RedisStore,
-    )
-    from rag.reviewed.answers import (
         ReviewedAnswers as ReviewedAnswers,
     )
     from rag.reviewed.answers import (
@@ -197,6 +195,9 @@ if TYPE_CHECKING:
         SettingsError as SettingsError,
     )
     from rag.settings import (
+        flag as flag,
+    )
+    from rag.settings import (
         secret as secret,
     )
     from rag.storage.records import (
@@ -214,22 +215,17 @@ if TYPE_CHECKING:
     from rag.storage.redis_guard import (
         RedisUnavailable as RedisUnavailable,
     )
-    from rag.storage.redis_guard import (
-        guarded as guarded,
-    )
 
 _HOME = {
     "build_pipeline": "rag.assemble",
     "answer_hash": "rag.results",
     "GuardedRedis": "rag.storage.redis_guard",
     "RedisUnavailable": "rag.storage.redis_guard",
-    "guarded": "rag.storage.redis_guard",
-    "ChunkSource": "rag.reviewed.answers",
-    "RedisStore": "rag.reviewed.answers",
     "ReviewedAnswers": "rag.reviewed.answers",
     "ReviewedSource": "rag.reviewed.answers",
     "question_digest": "rag.questions",
     "Chunk": "rag.chunks",
+    "CitebotError": "rag.errors",
     "MAX_NOTE_CHARS": "rag.feedback.votes",
     "VoteRecord": "rag.feedback.votes",
     "VoteStore": "rag.feedback.votes",
@@ -281,6 +277,7 @@ _HOME = {
     "EdgeSettings": "rag.settings",
     "Settings": "rag.settings",
     "SettingsError": "rag.settings",
+    "flag": "rag.settings",
     "secret": "rag.settings",
 }
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
-from rag.cache.answers import AnswerCache, MemoryCache
+from rag.cache.answers import AnswerCache, CachePolicy, MemoryCache
 from rag.cache.redis_backend import RedisCache
 from rag.check.judge import ModelJudge
 from rag.generate.llm import Generator, chat_model
@@ -81,10 +81,10 @@ def redis_from_settings(settings: Settings) -> GuardedRedis | None:
 def cache_from_settings(settings: Settings, redis: GuardedRedis | None) -> AnswerCache:
     """Redis over the shared client when there is one (shared by every process), else this
     process's memory. The cache leaves ``redis`` open: whoever built it closes it."""
-    ttl, refusal_ttl = settings.cache_ttl_seconds, settings.refusal_ttl_seconds
+    policy = CachePolicy(settings.cache_ttl_seconds, settings.refusal_ttl_seconds)
     if redis is None:
-        return MemoryCache(ttl_seconds=ttl, refusal_ttl_seconds=refusal_ttl)
-    return RedisCache(redis, ttl_seconds=ttl, refusal_ttl_seconds=refusal_ttl)
+        return MemoryCache(policy=policy)
+    return RedisCache(redis, policy=policy)
 
 
 def build_pipeline(

@@ -24,15 +24,31 @@ Language = Literal["zh", "en"]
 IDEOGRAPH_WEIGHT = 3
 """How many Latin letters one CJK ideograph outweighs when deciding the language."""
 
+# The one CJK character set: every part that asks "is this Chinese (or Japanese, Korean)
+# script?" (language, search features, question normalisation, the checker) reads these.
 _IDEOGRAPH_RANGES = (
     (0x3400, 0x4DBF),  # CJK Extension A
     (0x4E00, 0x9FFF),  # CJK Unified Ideographs
     (0xF900, 0xFAFF),  # CJK Compatibility Ideographs
-    (0x20000, 0x2FFFF),  # Extensions B onwards
+    (0x20000, 0x3134F),  # Extensions B-H
 )
 
-_IDEOGRAPHS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _IDEOGRAPH_RANGES)
-_IDEOGRAPH = re.compile(f"[{_IDEOGRAPHS}]")
+
+def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
+    return "".join(f"{chr(low)}-{chr(high)}" for low, high in ranges)
+
+
+IDEOGRAPHS = _char_class(_IDEOGRAPH_RANGES)
+"""The ideographs as the inside of a regex character class: ``rf"[{IDEOGRAPHS}]+"``."""
+
+CJK = _char_class(((0x3040, 0x30FF),)) + IDEOGRAPHS + _char_class(((0xAC00, 0xD7AF),))
+"""Scripts written without spaces between words, as a character class' inside: kana,
+ideographs, hangul syllables."""
+
+CJK_PUNCTUATION = _char_class(((0x3000, 0x303F),))
+"""The ideographic space and CJK punctuation (、。「」), as a character class' inside."""
+
+_IDEOGRAPH = re.compile(f"[{IDEOGRAPHS}]")
 _LATIN = re.compile("[A-Za-z]")
 """Counted by the regex engine: a per-character Python loop cost ~0.6 ms per 1,000 characters,
 and every question detects the language of its sources many times."""
@@ -57,7 +73,7 @@ _NAMES = (
 # re.ASCII: \b and \w are ASCII-only, so "里weighted_upstreams" has a boundary after 里.
 _DISCOUNTED = re.compile("|".join(_QUOTED + _NAMES), re.ASCII | re.DOTALL)
 
-_OUTSIDE_PROSE = f"{_IDEOGRAPHS}\u3000-\u303f\uff00-\uffef"
+_OUTSIDE_PROSE = f"{IDEOGRAPHS}\u3000-\u303f\uff00-\uffef"
 _RUN = re.compile(f"[^{_OUTSIDE_PROSE}]+")
 """A stretch of text between ideographs or CJK punctuation."""
 _ERROR_START = re.compile(

@@ -2,7 +2,8 @@
 
     reviewed answer? -> cache (single-flight) -> retrieve -> gate -> generate -> check
                                                           \\-> Refusal (model not called)
-    -> an answer people voted down (withdrawn) goes to review instead of being served
+    -> settled once by the reviewed answers: an answer people voted down (withdrawn) goes to
+       review instead of being served; a draft a reviewer rejected is refused
 
 ``progress`` hears each stage of a fresh answer (retrieving, generating, checking).
 
@@ -25,14 +26,14 @@ from rag.check.screen import screen
 from rag.check.support import warm_up
 from rag.generate.llm import Generator
 from rag.generate.prompt import PROMPT_VERSION, build_messages
-from rag.language import detect_language
+from rag.language import Language, detect_language
 from rag.markers import first_cited_order, renumbered
-from rag.messages import refusal_text, withdrawn_problem
-from rag.problems import Problem
+from rag.messages import refusal_text
 from rag.progress import Progress, Stage
 from rag.questions import question_digest
 from rag.results import Answer, Hit, Refusal, Result, Unverified, answer_hash
 from rag.reviewed.answers import ReviewedAnswers
+from rag.reviewed.policy import around
 from rag.scopes.sets import ALL_KEY, ScopeCatalog
 from rag.search.index import Index
 from rag.search.scoped import ScopedRows
@@ -100,24 +101,31 @@ class Pipeline:
                 self.model_id += f"+{self.judge.model_id}"
 
     async def answer(
-        self, question: str, *, scope: str = DEFAULT_SCOPE, progress: Progress | None = None
+        self,
+        question: str,
+        *,
+        scope: str = DEFAULT_SCOPE,
+        progress: Progress | None = None,
+        language: Language | None = None,
     ) -> Result:
         """``scope``: the asker's :attr:`~rag.scopes.sets.ScopeSet.key`. It keys the reviewed
-        answers, the cache and single-flight, and only its documents are searched."""
+        answers, the cache and single-flight, and only its documents are searched.
+        ``language``: the asker's, when the edge has detected it already (else from
+        ``question``); every result and text of this question is written in it.
+
+        One pass down: reviewed answers (before and after) -> cache -> the stages."""
         question = question.strip()
-        if self.reviewed is not None:
-            reviewed = await self.reviewed.lookup(question, scope=scope, index=self.index)
-            allowed = self.scopes.parse(scope)
-            # Keyed by scope already; the check guards against a record filed under a wrong key.
-            if reviewed is not None and all(allowed.allows(h.chunk.source) for h in reviewed.hits):
-                return await self._unless_withdrawn(reviewed, scope)
+        language = language or detect_language(question)
         key = self._key(question_digest(question, scope), self.index.version)
-        result = await self.cache.get_or_compute(
-            key, lambda: self._compute(question, scope, progress)
+        return await around(
+            self.reviewed,
+            question,
+            scope=scope,
+            index=self.index,
+            allows=self.scopes.parse(scope).allows,
+            cached=lambda compute: self.cache.get_or_compute(key, compute),
+            compute=lambda: self._compute(question, scope, progress, language),
         )
-        if result.provenance.cached_at is None:
-            return result  # computed now: checked for a withdrawal before it was cached
-        return await self._unless_withdrawn(result, scope)
 
     def _key(self, digest: str, index_version: str) -> str:
         return cache_key(
@@ -150,28 +158,6 @@ class Pipeline:
             return dropped
         return None
 
-    async def _unless_withdrawn(self, result: Result, scope: str) -> Result:
-        """``result``, or — for an answer people voted down — a draft for review (a refusal
-        when a reviewer rejected that very text)."""
-        if not isinstance(result, Answer) or self.reviewed is None:
-            return result
-        question, text = result.question, result.text
-        if not await self.reviewed.is_withdrawn(question, scope=scope, text=text):
-            return result
-        if await self.reviewed.is_rejected(question, scope=scope, draft=text):
-            return Refusal(
-                question,
-                refusal_text(result.language),
-                result.hits,
-                reason="rejected_by_reviewer",
-                timings_ms=result.timings_ms,
-                language=result.language,
-            )
-        problem = Problem("voted_down", withdrawn_problem(result.language))
-        return Unverified(
-            question, text, (problem,), result.hits, result.timings_ms, language=result.language
-        )
-
     async def retrieve(self, question: str, *, scope: str = DEFAULT_SCOPE) -> list[Hit]:
         """The top-k passages ``scope`` may see (a key naming no scope today sees none)."""
         index = self.index
@@ -179,13 +165,16 @@ class Pipeline:
         # Retrieval is CPU-bound numpy work: off the event loop, so Slack acks stay fast.
         return await asyncio.to_thread(index.search, question, self.top_k, rows=rows)
 
-    async def _compute(self, question: str, scope: str, progress: Progress | None) -> Result:
+    async def _compute(
+        self, question: str, scope: str, progress: Progress | None, language: Language
+    ) -> Result:
+        """The stages, for a question neither reviewed nor cached (nothing here calls back up
+        to the reviewed answers: the result is settled after the cache, see :func:`around`)."""
         started = time.perf_counter()
         timings: dict[str, float] = {}
         _tell(progress, "retrieving")
         hits = tuple(await self.retrieve(question, scope=scope))
         timings["retrieve"] = _ms(started)
-        language = detect_language(question)
         if not hits or hits[0].score < self.min_score:
             timings["total"] = _ms(started)
             return Refusal(
@@ -194,7 +183,7 @@ class Pipeline:
 
         _tell(progress, "generating")
         step = time.perf_counter()
-        draft = await self.generator.generate(build_messages(question, hits))
+        draft = await self.generator.generate(build_messages(question, hits, language=language))
         timings["generate"] = _ms(step)
         _tell(progress, "checking")
         step = time.perf_counter()
@@ -221,20 +210,7 @@ class Pipeline:
             timings["total"] = _ms(started)
         if report.ok:
             text, hits = in_citation_order(draft, hits)
-            answer = Answer(question, text, hits, timings_ms=timings, language=language)
-            return await self._unless_withdrawn(answer, scope)
-        if self.reviewed is not None and await self.reviewed.is_rejected(
-            question, scope=scope, draft=draft
-        ):
-            # A reviewer already rejected exactly this draft: don't queue it for review again.
-            return Refusal(
-                question,
-                refusal_text(language),
-                hits,
-                reason="rejected_by_reviewer",
-                timings_ms=timings,
-                language=language,
-            )
+            return Answer(question, text, hits, timings_ms=timings, language=language)
         return Unverified(
             question, draft, report.problems, hits, timings_ms=timings, language=language
         )

@@ -11,8 +11,10 @@ import hashlib
 import re
 import unicodedata
 
+from rag.language import CJK, CJK_PUNCTUATION
+
 _LEADING_MENTION = re.compile(r"^@(?:[a-z0-9._\-]+|\S+(?=\s))\s*")  # "@citebot 问题"
-_CJK = r"\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK = CJK_PUNCTUATION + CJK
 _SPACE_IN_CJK = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])")
 _SPACES = re.compile(r"\s+")
 

@@ -27,15 +27,9 @@ from collections.abc import Iterable
 
 import Stemmer
 
-from rag.language import is_ideograph
+from rag.language import CJK, is_ideograph
 from rag.markers import without_markers
 
-_CJK = (
-    "\u3040-\u30ff"  # hiragana, katakana
-    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
-    "\uac00-\ud7af"  # hangul syllables
-    "\U00020000-\U0003134f"  # CJK extensions B-H
-)
 _STEMMER = Stemmer.Stemmer("english")
 
 
@@ -46,7 +40,7 @@ def english_stems(words: Iterable[str]) -> list[str]:
     return list(_STEMMER.stemWords(list(words)))
 
 
-_RUNS = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>[^\W_{_CJK}]+)")
+_RUNS = re.compile(rf"(?P<cjk>[{CJK}]+)|(?P<word>[^\W_{CJK}]+)")
 
 
 def features(text: str) -> list[str]:

@@ -25,8 +25,10 @@ from pydantic_settings import (
 )
 from pydantic_settings.sources.utils import parse_env_vars
 
+from rag.errors import CitebotError
 
-class SettingsError(ValueError):
+
+class SettingsError(CitebotError, ValueError):
     """A setting has a value the program cannot use; the message says which and why."""
 
 
@@ -122,24 +124,24 @@ def number(name: str, default: float, *, minimum: float, whole: bool = False) ->
     return BeforeValidator(check)
 
 
-def _flag(raw: Any) -> bool:
-    """Only 1/true/yes switch a flag on; anything else is off (never an error)."""
-    return raw if isinstance(raw, bool) else str(raw).strip().lower() in {"1", "true", "yes"}
+FLAG_ON = frozenset({"1", "true", "yes", "on"})
+FLAG_OFF = frozenset({"0", "false", "no", "off"})
 
 
-def yes_no(name: str) -> BeforeValidator:
-    """A strict flag for ``name``: a value that is neither yes nor no is an error, not "off"
-    (for settings whose default is on, where a typo must not silently turn them off)."""
+def flag(name: str) -> BeforeValidator:
+    """The one grammar of every boolean setting (``name``): 1/true/yes/on or 0/false/no/off,
+    any case. Anything else is an error, never a silent "off": ``LOG_QUESTIONS=on`` once read
+    as off, and a typo must not quietly turn off a setting whose default is on."""
 
     def check(raw: Any) -> bool:
         if isinstance(raw, bool):
             return raw
         value = str(raw).strip().lower()
-        if value in {"1", "true", "yes", "on"}:
+        if value in FLAG_ON:
             return True
-        if value in {"0", "false", "no", "off"}:
+        if value in FLAG_OFF:
             return False
-        msg = f"{name}={raw!r} is not a yes/no value; use true or false"
+        msg = f"{name}={raw!r} is neither on nor off; set on or off (or true/false, yes/no, 1/0)"
         raise SettingsError(msg)
 
     return BeforeValidator(check)
@@ -159,6 +161,10 @@ def secret(value: SecretStr | None) -> str | None:
 
 
 DEFAULT_TOP_K = 5
+CACHE_TTL_SECONDS = 86400
+"""How long a passed answer is cached (CACHE_TTL_SECONDS): the one default, read by the caches."""
+REFUSAL_TTL_SECONDS = 3600
+"""How long a refusal is cached (REFUSAL_TTL_SECONDS): shorter, a document may be added."""
 
 
 class Settings(EdgeSettings):
@@ -181,14 +187,14 @@ class Settings(EdgeSettings):
     llm_deadline_seconds: Annotated[float, number("LLM_DEADLINE_SECONDS", 90.0, minimum=0.1)] = 90.0
     redis_url: SecretStr | None = None
     """May carry a password (``redis://:pw@host``); like the keys, kept out of ``repr``."""
-    cache_ttl_seconds: Annotated[int, number("CACHE_TTL_SECONDS", 86400, minimum=1, whole=True)] = (
-        86400
-    )
+    cache_ttl_seconds: Annotated[
+        int, number("CACHE_TTL_SECONDS", CACHE_TTL_SECONDS, minimum=1, whole=True)
+    ] = CACHE_TTL_SECONDS
     refusal_ttl_seconds: Annotated[
-        int, number("REFUSAL_TTL_SECONDS", 3600, minimum=1, whole=True)
-    ] = 3600
-    log_questions: Annotated[bool, BeforeValidator(_flag)] = False
-    checker_model_judge: Annotated[bool, BeforeValidator(_flag)] = False
+        int, number("REFUSAL_TTL_SECONDS", REFUSAL_TTL_SECONDS, minimum=1, whole=True)
+    ] = REFUSAL_TTL_SECONDS
+    log_questions: Annotated[bool, flag("LOG_QUESTIONS")] = False
+    checker_model_judge: Annotated[bool, flag("CHECKER_MODEL_JUDGE")] = False
     """Also ask the chat model whether each cited sentence is supported (see rag.check.judge);
     needs LLM_* set. Off by default: it costs one model call per checked answer."""
     checker_judge_max_tokens: Annotated[
@@ -203,7 +209,7 @@ class Settings(EdgeSettings):
     """How often a running bot scans DOCS_DIR for changes; 0 turns the scan off."""
     retention_days: Annotated[int, number("RETENTION_DAYS", 30, minimum=1, whole=True)] = 30
     """How long question records for ``rag report`` are kept."""
-    record_questions: Annotated[bool, yes_no("RECORD_QUESTIONS")] = True
+    record_questions: Annotated[bool, flag("RECORD_QUESTIONS")] = True
     """Keep the texts of refused and unverified questions for ``rag report``."""
 
     @property
@@ -221,7 +227,7 @@ class Settings(EdgeSettings):
             msg = "LLM_MODEL is required when LLM_BASE_URL or LLM_API_KEY is set (e.g. gpt-4o-mini)"
             raise SettingsError(msg)
         if self.checker_model_judge and not self.llm_configured:
-            msg = "CHECKER_MODEL_JUDGE=true needs a chat model: set LLM_BASE_URL and LLM_MODEL"
+            msg = "CHECKER_MODEL_JUDGE=on needs a chat model: set LLM_BASE_URL and LLM_MODEL"
             raise SettingsError(msg)
         if self.embeddings == "openai" and self.embeddings_model is None:
             msg = (

@@ -2,5 +2,5 @@
 
 The only package that knows Feishu's wire formats. It uses no Feishu SDK: an aiohttp client
 for the few Open API endpoints needed (:mod:`bot.feishu.api`) and ``cryptography`` for the
-event encryption (:mod:`bot.feishu.inbound`) — measured against ``lark-oapi`` in the README.
+event encryption (:mod:`bot.feishu.inbound`) — measured against ``lark-oapi`` in bench/README.md.
 """

@@ -30,7 +30,7 @@ from bot.feishu.cards import date
 from bot.feishu.review_cards import REASON_FIELD, TEXT_FIELD
 from bot.ports import Card, SourceIndex
 from bot.review.desk import DeliveryFailed, ReviewDesk
-from bot.review.records import Decision, Ticket, TicketError, Verdict
+from bot.review.records import Decision, ReviewOutcome, Ticket, TicketError
 from bot.review.texts import Texts, texts_for
 from bot.sources import Found, SourceRef, find
 from rag import Language, detect_language
@@ -47,7 +47,7 @@ DECIDE_WITHIN_SECONDS = 2.0
 """How long a click waits for the decision before answering Feishu (which allows 3 s)."""
 TOAST_PASSAGE = 600
 """Characters of a passage in a toast; the rest is a click on the original away."""
-VERDICTS: dict[str, Verdict] = {
+VERDICTS: dict[str, ReviewOutcome] = {
     "approve": "approved",
     "edit": "edited",
     "reject": "rejected",
@@ -171,7 +171,7 @@ class Actions:
         desk: ReviewDesk,
         ticket: Ticket,
         card: Card,
-        verdict: Verdict,
+        verdict: ReviewOutcome,
         user: str,
         question: str,
         form: Mapping[str, Any],

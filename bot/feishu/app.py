@@ -18,7 +18,6 @@ from collections.abc import AsyncIterator, Callable
 
 import aiohttp
 from aiohttp import web
-from redis.asyncio import Redis
 
 from bot.answering import Answering
 from bot.audience import Audiences
@@ -60,7 +59,7 @@ def review_desk(
     config: FeishuSettings,
     api: FeishuApi,
     *,
-    redis: Redis | GuardedRedis | None,
+    redis: GuardedRedis | None,
     reviewed: ReviewedAnswers,
     pipeline: Answerer,
     on_decision: Callable[[ReviewRecord], None] | None = None,
@@ -114,7 +113,7 @@ def add_feishu(
     config: FeishuSettings,
     *,
     pipeline: Answerer,
-    redis: Redis | GuardedRedis | None,
+    redis: GuardedRedis | None,
     reviewed: ReviewedAnswers,
     log_questions: bool = False,
     retry: ApiRetry | None = None,

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rag import CitebotError
+
 CONTROL = 0
 DATA = 1
 
 
-class FrameError(ValueError):
+class FrameError(CitebotError, ValueError):
     """Bytes that are not a frame."""
 
 

@@ -28,6 +28,8 @@ from typing import Any
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
+from rag import CitebotError
+
 MAX_SKEW_SECONDS = 300
 """A signed request more than 5 minutes from our clock is a replay (or a broken clock)."""
 
@@ -36,7 +38,7 @@ TIMESTAMP = "X-Lark-Request-Timestamp"
 NONCE = "X-Lark-Request-Nonce"
 
 
-class Rejected(Exception):
+class Rejected(CitebotError):
     """Not a genuine, fresh Feishu request; ``str(error)`` is the reason (for the log)."""
 
 

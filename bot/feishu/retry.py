@@ -22,6 +22,8 @@ import aiohttp
 from tenacity import RetryCallState
 from tenacity.wait import wait_base, wait_exponential_jitter
 
+from rag import CitebotError
+
 Sleep = Callable[[float], Awaitable[None]]
 
 RATE_LIMITED = 99991400
@@ -30,7 +32,7 @@ MAX_WAIT_SECONDS = 30.0
 CHAT_QPS = 5
 
 
-class FeishuApiError(Exception):
+class FeishuApiError(CitebotError):
     """The Open API answered with an error (``code`` != 0) or an HTTP error status."""
 
     def __init__(

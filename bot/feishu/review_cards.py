@@ -28,6 +28,7 @@ from bot.feishu.cards import (
     plain,
 )
 from bot.ports import NewCard
+from bot.relevance import relevance
 from bot.review.problems import shown_problems
 from bot.review.records import Decision, Ticket
 from bot.review.texts import Texts, texts_for
@@ -70,7 +71,9 @@ def _asker(ticket: Ticket, words: Texts) -> str:
 
 
 def _sources(new: NewCard) -> list[Element]:
-    lines = [f"[{n}] {label} ({score:.2f})" for n, (label, score, _) in enumerate(new.sources, 1)]
+    lines = [
+        f"[{n}] {label} ({relevance(score)})" for n, (label, score, _) in enumerate(new.sources, 1)
+    ]
     return [plain("\n".join(lines))] if lines else []
 
 

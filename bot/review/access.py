@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from cachetools import TTLCache
+from bot.members import KnownMembers
 
 logger = logging.getLogger(__name__)
 
@@ -30,25 +30,18 @@ class Reviewers:
         ttl_seconds: float = MEMBERS_TTL_SECONDS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if ttl_seconds < 0:
-            msg = f"ttl_seconds ({ttl_seconds}) must not be negative"
-            raise ValueError(msg)
         self.members = members
         self.reviewers = reviewers
-        self.ttl_seconds = ttl_seconds
-        self.clock = clock
-        self._fresh: TTLCache[str, frozenset[str]] = TTLCache(1, ttl_seconds, timer=clock)
-        self._last: frozenset[str] | None = None
-        """Kept past the TTL: it answers while the platform cannot."""
+        self._known = KnownMembers(self._channel_members, ttl_seconds=ttl_seconds, clock=clock)
+
+    async def _channel_members(self, _channel: str) -> frozenset[str] | None:
+        members = await self.members()
+        if members is None:
+            logger.error("the reviewers' channel members are unknown; using the last list")
+        return members
 
     async def allows(self, user: str) -> bool:
         if self.reviewers is not None:
             return user in self.reviewers
-        members = self._fresh.get("members")
-        if members is None:
-            members = await self.members()
-            if members is None:
-                logger.error("the reviewers' channel members are unknown; using the last list")
-                return self._last is not None and user in self._last
-            self._fresh["members"] = self._last = members
-        return user in members
+        members = await self._known.of("reviewers")
+        return members is not None and user in members

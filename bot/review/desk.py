@@ -22,15 +22,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Protocol
 
 from bot.origin import Origin
 from bot.review.access import MEMBERS_TTL_SECONDS, Reviewers
 from bot.review.board import Card, FollowUps, NewCard, ReviewBoard, post_for_review
-from bot.review.records import Decision, OpenReview, Ticket, Verdict
+from bot.review.records import Decision, OpenReview, ReviewOutcome, Ticket
 from bot.review.state import ReviewState
 from rag import (
     Chunk,
-    ChunkSource,
+    CitebotError,
     Hit,
     Refusal,
     ReviewedAnswers,
@@ -42,10 +43,18 @@ from rag import (
 
 logger = logging.getLogger(__name__)
 
+
+class Chunks(Protocol):
+    """What the desk reads from the index: a cited chunk by its id (for the reviewers' card
+    and the reviewed answer's sources)."""
+
+    def chunk(self, chunk_id: str) -> Chunk | None: ...
+
+
 NEAR_MISSES = 3
 
 
-class DeliveryFailed(Exception):
+class DeliveryFailed(CitebotError):
     """The asker's thread could not be reached; the decision was not applied."""
 
 
@@ -69,7 +78,7 @@ class ReviewDesk:
     board: ReviewBoard
     askers: FollowUps
     state: ReviewState
-    index: ChunkSource
+    index: Chunks
     reviewed: ReviewedAnswers | None = None
     reviewers: frozenset[str] | None = None
     """REVIEWERS; ``None``: whoever is a member of the reviewers' channel."""
@@ -88,14 +97,10 @@ class ReviewDesk:
     # -- into review ------------------------------------------------------------------------
 
     async def submit_unverified(self, result: Unverified, origin: Origin) -> None:
-        ticket = Ticket(
-            review_id=self.new_id(),
-            kind="review",
-            channel=origin.channel,
-            thread_ts=origin.thread_ts,
-            asker=origin.user,
-            message_ts=origin.message_ts,
-            scope=origin.scope,
+        ticket = Ticket.opened(
+            self.new_id(),
+            "review",
+            origin,
             created=self.clock(),
             sources=tuple((h.chunk.id, h.chunk.hash, h.score) for h in result.hits),
             digest=question_digest(result.question, origin.scope),
@@ -112,14 +117,10 @@ class ReviewDesk:
         await self._post(new)
 
     def ask_human_ticket(self, result: Refusal, origin: Origin) -> Ticket:
-        return Ticket(
-            review_id="ask",
-            kind="gap",
-            channel=origin.channel,
-            thread_ts=origin.thread_ts,
-            asker=origin.user,
-            message_ts=origin.message_ts,
-            scope=origin.scope,
+        return Ticket.opened(
+            "ask",
+            "gap",
+            origin,
             sources=tuple((h.chunk.id, "", h.score) for h in result.hits[:NEAR_MISSES]),
             question=result.question or origin.question,
             digest=question_digest(result.question or origin.question, origin.scope),
@@ -129,17 +130,7 @@ class ReviewDesk:
         """A knowledge-gap card for the question under ``refusal``; ``False`` if already asked."""
         if not await self.state.first(f"ask:{refusal.channel}:{refusal.ts}"):
             return False
-        ticket = Ticket(
-            review_id=self.new_id(),
-            kind="gap",
-            channel=ask.channel,
-            thread_ts=ask.thread_ts,
-            asker=ask.asker,
-            message_ts=ask.message_ts,
-            scope=ask.scope,
-            created=self.clock(),
-            digest=ask.digest,
-        )
+        ticket = Ticket.opened(self.new_id(), "gap", ask, created=self.clock(), digest=ask.digest)
         near: list[tuple[str, float, str | None]] = []
         for chunk_id, _, score in ask.sources:
             chunk = self.index.chunk(chunk_id)
@@ -182,7 +173,7 @@ class ReviewDesk:
         ticket: Ticket,
         card: Card,
         *,
-        verdict: Verdict,
+        verdict: ReviewOutcome,
         reviewer: str,
         question: str,
         draft: str = "",

@@ -27,29 +27,31 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator
 
+from bot.origin import AskedIn
 from bot.values import ValueTooLong, fitted
-from rag import Problem, ProblemRecord, Record, check_version, validation_error
+from rag import CitebotError, Problem, ProblemRecord, Record, check_version, validation_error
 
 logger = logging.getLogger(__name__)
 
 Kind = Literal["review", "gap"]
-Verdict = Literal["approved", "edited", "rejected", "answered", "dismissed"]
+ReviewOutcome = Literal["approved", "edited", "rejected", "answered", "dismissed"]
+"""What a reviewer decided (a result's verdict is :data:`rag.results.Verdict`)."""
 
 TICKET_LAYOUT = 1
 DECISION_LAYOUT = 1
 OPEN_REVIEW_LAYOUT = 2
 
 
-class TicketError(ValueError):
+class TicketError(CitebotError, ValueError):
     """A button value or modal metadata that is not one of ours (or from an old version)."""
 
 
-class RecordError(ValueError):
+class RecordError(CitebotError, ValueError):
     """A stored decision or open review this code cannot read; the message names the field."""
 
 
@@ -77,6 +79,22 @@ class Ticket:
     """The question's :func:`rag.question_digest`, whole even when the question had to be
     shortened to fit a button: what a reviewed answer or a rejection is filed under."""
 
+    @classmethod
+    def opened(
+        cls,
+        review_id: str,
+        kind: Kind,
+        where: AskedIn,
+        *,
+        created: float = 0.0,
+        sources: tuple[tuple[str, str, float], ...] = (),
+        question: str = "",
+        digest: str = "",
+    ) -> Ticket:
+        """The one way a new ticket is made: for the question asked ``where``."""
+        thread = (where.channel, where.thread_ts, where.asker, where.message_ts, where.scope)
+        return cls(review_id, kind, *thread, created, sources, question, digest)
+
     def to_value(self, limit: int) -> str:
         """Compact JSON within the platform's ``limit`` on a button value: trailing sources
         dropped, then the question shortened, if needed."""
@@ -102,7 +120,7 @@ class Ticket:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    verdict: Verdict
+    verdict: ReviewOutcome
     reviewer: str
     at: float
     """Epoch seconds."""
@@ -181,20 +199,8 @@ class TicketRecord(Record):
     def of(
         cls, ticket: Ticket, sources: tuple[tuple[str, str, float], ...], question: str
     ) -> TicketRecord:
-        return cls(
-            v=TICKET_LAYOUT,
-            review_id=ticket.review_id,
-            kind=ticket.kind,
-            channel=ticket.channel,
-            thread_ts=ticket.thread_ts,
-            asker=ticket.asker,
-            message_ts=ticket.message_ts,
-            scope=ticket.scope,
-            created=round(ticket.created, 3),
-            sources=sources,
-            question=question,
-            digest=ticket.digest,
-        )
+        written = {"created": round(ticket.created, 3), "sources": sources, "question": question}
+        return cls(v=TICKET_LAYOUT, **{**asdict(ticket), **written})
 
     def value(self) -> str:
         empty = {name for name in ("question", "digest") if not getattr(self, name)}
@@ -202,25 +208,13 @@ class TicketRecord(Record):
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
     def ticket(self) -> Ticket:
-        return Ticket(
-            review_id=self.review_id,
-            kind=self.kind,
-            channel=self.channel,
-            thread_ts=self.thread_ts,
-            asker=self.asker,
-            message_ts=self.message_ts,
-            scope=self.scope,
-            created=self.created,
-            sources=self.sources,
-            question=self.question,
-            digest=self.digest,
-        )
+        return Ticket(**self.model_dump(exclude={"v"}, by_alias=False))
 
 
 class DecisionRecord(Record):
     v: int = DECISION_LAYOUT
     """Absent in decisions stored before records were versioned: the same layout."""
-    verdict: Verdict
+    verdict: ReviewOutcome
     reviewer: str
     at: float
     reason: str = ""

@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 from redis.asyncio import Redis
 
 from bot.review.records import Decision, OpenReview, RecordError
-from rag import GuardedRedis, RedisUnavailable, guarded
+from rag import GuardedRedis, RedisUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -49,13 +49,13 @@ class ReviewState:
 
     def __init__(
         self,
-        redis: Redis | GuardedRedis | None = None,
+        redis: GuardedRedis | None = None,
         *,
         prefix: str = DEFAULT_PREFIX,
         clock: Callable[[], float] = time.time,
         owns_client: bool = False,
     ) -> None:
-        self._redis = guarded(redis)
+        self._redis = redis
         self._owns_client = owns_client
         self._prefix = prefix
         self._clock = clock

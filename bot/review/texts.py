@@ -63,6 +63,8 @@ class Texts:
     home_not_reviewer: str
     home_open: str
     home_more: str
+    cancel: str
+    """A modal's close button."""
 
 
 ZH = Texts(
@@ -77,7 +79,7 @@ ZH = Texts(
     whole_answer="整个回答",
     quoted="「{sentence}」",
     more_problems="另有 {count} 个问题未列出。",
-    sources="检索到的资料（相关度）",
+    sources="检索到的资料（相关度 0–100）",
     near_misses="相近但不够相关的资料",
     approve="批准并发送",
     edit="修改后发送",
@@ -119,6 +121,7 @@ ZH = Texts(
     home_not_reviewer="这里列出等待复核的回答，仅复核人员可见。",
     home_open="打开卡片",
     home_more="还有 {count} 条未列出。",
+    cancel="取消",
 )
 
 EN = Texts(
@@ -133,7 +136,7 @@ EN = Texts(
     whole_answer="The answer as a whole",
     quoted="“{sentence}”",
     more_problems="{count} more problems not listed.",
-    sources="Retrieved sources (score)",
+    sources="Retrieved sources (relevance 0–100)",
     near_misses="Near misses (not relevant enough)",
     approve="Approve & send",
     edit="Edit & send",
@@ -187,6 +190,7 @@ EN = Texts(
     home_not_reviewer="Open reviews are listed here for reviewers only.",
     home_open="Open card",
     home_more="{count} more not listed.",
+    cancel="Cancel",
 )
 
 TEXTS: dict[Language, Texts] = {"zh": ZH, "en": EN}

@@ -10,8 +10,9 @@ Read the modules in the order a start-up runs them::
                  review desk in REVIEW_CHANNEL, the weekly digest; built at startup
     web.py       the aiohttp app: POST /slack/events, POST /feishu/events (bot/feishu/app.py),
                  GET /healthz; everything opened at startup is closed at cleanup, in reverse
-    run.py       compose(env) does all of the above (tests and benchmarks call it too);
-                 main() is ``python -m bot``: compose, then the console or the web server
+    run.py       main() is ``python -m bot``: the settings first (nothing heavy imported), then
+    compose.py   compose(env) does all of the above (tests and benchmarks call it too) and
+                 run(config) chats in the console or serves
 
 What a test may swap (the pipeline, the retry waits, the question records, the review desk) is
 listed in :class:`bot.root.services.Seams`; ``python -m bot`` uses its defaults.

@@ -15,22 +15,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from redis.asyncio import Redis
-
 from bot.feishu.retry import ApiRetry
 from bot.ports import Answerer
 from bot.records import Background
 from bot.root.config import Config
 from bot.slack.client import RateLimitRetry
 from rag import (
+    CitebotError,
     GuardedRedis,
     LivePipeline,
     Pipeline,
-    RedisStore,
     ReviewedAnswers,
     Rewriter,
     SettingsError,
-    guarded,
     record_store,
     secret,
 )
@@ -61,7 +58,7 @@ class Following(Protocol):
     async def follow(self) -> None: ...
 
 
-class IndexUnavailable(Exception):
+class IndexUnavailable(CitebotError):
     """The documents index could not be opened or built; the message says why."""
 
 
@@ -83,9 +80,8 @@ def redis_client(url: str | None) -> GuardedRedis | None:
     )
 
 
-def reviewed_answers(redis: Redis | GuardedRedis | None) -> ReviewedAnswers:
-    shared = guarded(redis)
-    return ReviewedAnswers(RedisStore(shared)) if shared else ReviewedAnswers.in_memory()
+def reviewed_answers(redis: GuardedRedis | None) -> ReviewedAnswers:
+    return ReviewedAnswers.over(redis)
 
 
 def serving_pipeline(
@@ -110,8 +106,7 @@ def serving_pipeline(
 def question_records(config: Config, redis: GuardedRedis | None) -> Background:
     """Records for ``rag report``: in Redis when there is one, else under INDEX_DIR."""
     rag = config.bot.rag
-    client = None if redis is None else redis.client
-    return Background(record_store(rag.index_dir, client, retention_days=rag.retention_days))
+    return Background(record_store(rag.index_dir, redis, retention_days=rag.retention_days))
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+import os
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 
 import aiohttp
 from aiohttp import web
@@ -49,6 +51,26 @@ from rag import (
 )
 
 logger = logging.getLogger("citebot")
+
+BOLT_READS = ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET")
+"""What ``AsyncApp()`` reads from ``os.environ`` on its own when it is not given them.
+
+Our settings are read once, here at the edge, and handed to Bolt as objects: the client (with
+the token, SLACK_API_URL and the 429 retry) and the signing secret. Bolt still falls back to
+the environment: ``token = token or os.environ.get("SLACK_BOT_TOKEN")``, then, because a
+client was given too, logs "As you gave `client` as well, `token` will be unused." on every
+start; and with SLACK_CLIENT_ID and SLACK_CLIENT_SECRET both set it silently switches to OAuth
+installs. Hiding these while the app is constructed leaves Bolt only what we gave it."""
+
+
+@contextmanager
+def _settings_only() -> Iterator[None]:
+    """The environment without :data:`BOLT_READS` for the duration (restored afterwards)."""
+    hidden = {name: os.environ.pop(name) for name in BOLT_READS if name in os.environ}
+    try:
+        yield
+    finally:
+        os.environ.update(hidden)
 
 
 def review_desk(
@@ -104,6 +126,20 @@ def slack_app(
         )
     else:
         logger.warning("review desk off: unverified answers are refused")
+    with _settings_only():
+        return _build(config, client, pipeline, redis, desk, audiences, follow_ups)
+
+
+def _build(
+    config: Config,
+    client: AsyncWebClient,
+    pipeline: Answerer,
+    redis: GuardedRedis | None,
+    desk: ReviewDesk | None,
+    audiences: Audiences,
+    follow_ups: Rewriter,
+) -> AsyncApp:
+    settings, scopes = config.bot, config.scopes
     return build_app(
         client=client,
         signing_secret=secret(settings.signing_secret) if settings.mode == "http" else None,
@@ -191,7 +227,7 @@ def weekly_digest(
         redis, retention_days=settings.rag.retention_days, index_dir=settings.rag.index_dir
     )
     weekly = WeeklyDigest(
-        WeekClaims(None if redis is None else redis.client, settings.rag.index_dir),
+        WeekClaims(redis, settings.rag.index_dir),
         weekly_report(records.store, ReviewState(redis), votes),
         poster(client, settings.review_channel),
     )

@@ -58,12 +58,12 @@ def feedback_block(result: Answer, answered: Answered | None = None) -> dict[str
                 "action_id": FEEDBACK_ACTION,
                 "positive_button": {
                     "text": {"type": "plain_text", "text": "👍"},
-                    "accessibility_label": "Good answer",
+                    "accessibility_label": texts.FEEDBACK_LABELS[result.language]["up"],
                     "value": feedback_value("up", result, answered),
                 },
                 "negative_button": {
                     "text": {"type": "plain_text", "text": "👎"},
-                    "accessibility_label": "Wrong or unhelpful answer",
+                    "accessibility_label": texts.FEEDBACK_LABELS[result.language]["down"],
                     "value": feedback_value("down", result, answered),
                 },
             }

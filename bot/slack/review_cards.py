@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from bot.relevance import relevance
 from bot.review.problems import shown_problems
 from bot.review.records import Decision, Ticket
 from bot.review.texts import Texts, texts_for
@@ -74,7 +75,7 @@ def source_lines(sources: Sequence[tuple[str, float, str | None]]) -> str:
     lines = []
     for n, (label, score, link) in enumerate(sources[:MAX_SOURCES_SHOWN], start=1):
         name = f"<{link}|{escape(label)}>" if link else escape(label)
-        lines.append(f"[{n}] {name} — {score:.3f}")
+        lines.append(f"[{n}] {name} — {relevance(score)}")
     return "\n".join(lines)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from bot.ports import Card
 from bot.review.records import Ticket, TicketError
-from bot.review.texts import texts_for
+from bot.review.texts import Texts, texts_for
 from bot.slack.limits import BUTTON_VALUE, MODAL_TITLE, SECTION_TEXT
 from bot.slack.mrkdwn import escape
 from bot.slack.review_cards import (
@@ -31,13 +31,15 @@ MAX_INPUT_CHARS = SECTION_TEXT
 """A plain_text_input holds at most 3000 characters."""
 
 
-def _modal(callback_id: str, title: str, submit: str, metadata: str, blocks: list[Block]) -> Block:
+def _modal(
+    callback_id: str, texts: Texts, title: str, submit: str, metadata: str, blocks: list[Block]
+) -> Block:
     return {
         "type": "modal",
         "callback_id": callback_id,
         "title": {"type": "plain_text", "text": title[:MODAL_TITLE]},
         "submit": {"type": "plain_text", "text": submit[:MODAL_TITLE]},
-        "close": {"type": "plain_text", "text": "Cancel"},
+        "close": {"type": "plain_text", "text": texts.cancel[:MODAL_TITLE]},
         "private_metadata": metadata,
         "blocks": blocks,
     }
@@ -73,7 +75,7 @@ def edit_modal(metadata: str, *, question: str, draft: str) -> Block:
     if len(draft) > MAX_INPUT_CHARS:
         note = escape(texts.draft_cut.format(limit=MAX_INPUT_CHARS))
         blocks.insert(2, {"type": "context", "elements": [{"type": "mrkdwn", "text": note}]})
-    return _modal(EDIT_SUBMIT, texts.edit_title, texts.send, metadata, blocks)
+    return _modal(EDIT_SUBMIT, texts, texts.edit_title, texts.send, metadata, blocks)
 
 
 def reject_modal(metadata: str, *, question: str, draft: str) -> Block:
@@ -86,7 +88,7 @@ def reject_modal(metadata: str, *, question: str, draft: str) -> Block:
         {"type": "context", "elements": [{"type": "mrkdwn", "text": texts.reject_explained}]},
         _text_input(REASON_INPUT, texts.reason, optional=True),
     ]
-    return _modal(REJECT_SUBMIT, texts.reject_title, texts.reject, metadata, blocks)
+    return _modal(REJECT_SUBMIT, texts, texts.reject_title, texts.reject, metadata, blocks)
 
 
 def answer_modal(metadata: str, *, question: str) -> Block:
@@ -108,7 +110,7 @@ def answer_modal(metadata: str, *, question: str) -> Block:
         _text_input(TEXT_INPUT, texts.answer_label),
         save,
     ]
-    return _modal(ANSWER_SUBMIT, texts.answer_title, texts.send, metadata, blocks)
+    return _modal(ANSWER_SUBMIT, texts, texts.answer_title, texts.send, metadata, blocks)
 
 
 def submitted(values: dict[str, Any], block_id: str) -> str:

@@ -7,6 +7,7 @@ decided platform-neutrally (:func:`bot.sources.find`); this module renders it fo
 from __future__ import annotations
 
 from bot import texts
+from bot.relevance import relevance
 from bot.slack.limits import MESSAGE_TEXT
 from bot.slack.mrkdwn import escape
 from bot.slack.reply import Block, SlackMessage, context, section
@@ -34,7 +35,7 @@ def _details(chunk: Chunk, ref: SourceRef, language: Language) -> Block:
     fields = [
         f"*{texts.SOURCE_FILE[language]}*\n`{escape(chunk.source)}`",
         f"*{texts.SOURCE_SECTION[language]}*\n{escape(chunk.heading_path or '—')}",
-        f"*{texts.SOURCE_SCORE[language]}*\n{ref.score:.2f}",
+        f"*{texts.SOURCE_SCORE[language]}*\n{relevance(ref.score)}/100",
     ]
     if chunk.link:
         fields.append(

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.members import KnownMembers
+
 logger = logging.getLogger(__name__)
 
 MEMBERS_TTL_SECONDS = 300.0
@@ -31,28 +33,17 @@ class SlackUserGroups:
         ttl_seconds: float = MEMBERS_TTL_SECONDS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if ttl_seconds < 0:
-            msg = f"ttl_seconds ({ttl_seconds}) must not be negative"
-            raise ValueError(msg)
         self._client = client
-        self._ttl = ttl_seconds
-        self._clock = clock
-        # (when listed, members): kept past the TTL as the last known answer for when Slack
-        # cannot say, which a TTL cache would have dropped.
-        self._members: dict[str, tuple[float, frozenset[str]]] = {}
+        self._known = KnownMembers(self._listed, ttl_seconds=ttl_seconds, clock=clock)
 
     async def groups_of(self, user: str, groups: frozenset[str]) -> frozenset[str]:
         found = set()
         for group in sorted(groups):
-            if user in await self._members_of(group):
+            if user in (await self._known.of(group) or ()):
                 found.add(group)
         return frozenset(found)
 
-    async def _members_of(self, group: str) -> frozenset[str]:
-        now = self._clock()
-        known = self._members.get(group)
-        if known is not None and now - known[0] <= self._ttl:
-            return known[1]
+    async def _listed(self, group: str) -> frozenset[str] | None:
         try:
             listed = await self._client.usergroups_users_list(usergroup=group)
         except SlackApiError as error:
@@ -61,7 +52,5 @@ class SlackUserGroups:
                 group,
                 error.response.get("error"),
             )
-            return frozenset() if known is None else known[1]
-        members = frozenset(str(user) for user in listed.get("users") or [])
-        self._members[group] = (now, members)
-        return members
+            return None
+        return frozenset(str(user) for user in listed.get("users") or [])

@@ -31,7 +31,9 @@ from typing import Protocol
 from cachetools import TLRUCache
 
 from rag.cache.singleflight import SingleFlight
+from rag.errors import CitebotError
 from rag.results import Answer, Refusal, Result
+from rag.settings import CACHE_TTL_SECONDS, REFUSAL_TTL_SECONDS
 
 KEY_LAYOUT = "v2"
 """Changes when what goes into a key changes, so old keys are simply never asked for again."""
@@ -39,7 +41,7 @@ KEY_LAYOUT = "v2"
 Compute = Callable[[], Awaitable[Result]]
 
 
-class CacheUnavailable(RuntimeError):
+class CacheUnavailable(CitebotError, RuntimeError):
     """An administrative operation (stats, clear) could not reach the cache's store."""
 
 
@@ -60,8 +62,10 @@ def cache_key(digest: str, *, index_version: str, model_id: str, prompt_version:
 
 @dataclass(frozen=True, slots=True)
 class CachePolicy:
-    ttl_seconds: float = 86400
-    refusal_ttl_seconds: float = 3600
+    """How long answers and refusals are kept; the defaults are the settings' own."""
+
+    ttl_seconds: float = CACHE_TTL_SECONDS
+    refusal_ttl_seconds: float = REFUSAL_TTL_SECONDS
 
     def __post_init__(self) -> None:
         for name in ("ttl_seconds", "refusal_ttl_seconds"):
@@ -146,8 +150,7 @@ class MemoryCache:
     def __init__(
         self,
         *,
-        ttl_seconds: float = 86400,
-        refusal_ttl_seconds: float = 3600,
+        policy: CachePolicy | None = None,
         max_entries: int = 10_000,
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] = utc_now,
@@ -155,7 +158,7 @@ class MemoryCache:
         if max_entries < 1:
             msg = f"max_entries ({max_entries}) must be at least 1"
             raise ValueError(msg)
-        self.policy = CachePolicy(ttl_seconds, refusal_ttl_seconds)
+        self.policy = policy or CachePolicy()
         self.max_entries = max_entries
         self._now = now
         self._entries: TLRUCache[str, _Entry] = TLRUCache(

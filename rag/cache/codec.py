@@ -35,6 +35,7 @@ from pydantic import (
 )
 
 from rag.chunks import Chunk
+from rag.errors import CitebotError
 from rag.language import Language
 from rag.problems import ProblemRecord
 from rag.results import Answer, Hit, Provenance, Refusal, Result, Unverified
@@ -43,7 +44,7 @@ from rag.storage.records import Record, check_version, validation_error
 VERSION = 1
 
 
-class CodecError(ValueError):
+class CodecError(CitebotError, ValueError):
     """A stored value cannot be read as a result; the message says what is wrong."""
 
 

@@ -81,8 +81,7 @@ class RedisCache:
         self,
         redis: GuardedRedis | Redis,
         *,
-        ttl_seconds: float = 86400,
-        refusal_ttl_seconds: float = 3600,
+        policy: CachePolicy | None = None,
         prefix: str = DEFAULT_PREFIX,
         timeout_seconds: float = 0.2,
         lock_seconds: float = 5.0,
@@ -92,17 +91,15 @@ class RedisCache:
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] = utc_now,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        heartbeat: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
-        _positive(
-            timeout_seconds=timeout_seconds,
-            lock_seconds=lock_seconds,
-            poll_seconds=poll_seconds,
-            max_wait_seconds=max_wait_seconds,
-        )
+        """``sleep``: a waiter's poll; ``heartbeat``: the wait between a held lock's renewals."""
+        _positive(timeout_seconds=timeout_seconds, lock_seconds=lock_seconds)
+        _positive(poll_seconds=poll_seconds, max_wait_seconds=max_wait_seconds)
         if not prefix:
             msg = "prefix must not be empty: clear() deletes every key under it"
             raise ValueError(msg)
-        self.policy = CachePolicy(ttl_seconds, refusal_ttl_seconds)
+        self.policy = policy or CachePolicy()
         self.prefix = prefix
         self.timeout_seconds = timeout_seconds
         self.lock_seconds = lock_seconds
@@ -114,6 +111,7 @@ class RedisCache:
         self._clock = clock
         self._now = now
         self._sleep = sleep
+        self._heartbeat = heartbeat
         self._flight: SingleFlight[tuple[Result, bool]] = SingleFlight()
         self._unreadable: set[str] = set()
 
@@ -270,8 +268,8 @@ class RedisCache:
     async def _keep_lock(self, lock: Lock) -> None:
         """Renew our lock while computing, so only a dead holder's lock expires."""
         while True:
-            # Not a retry wait: a heartbeat at a third of the lock's life, in real time.
-            await asyncio.sleep(self.lock_seconds / 3)
+            # Not a retry wait: a heartbeat at a third of the lock's life.
+            await self._heartbeat(self.lock_seconds / 3)
             try:
                 if not await self._call(lambda: _unless_lost(lock.reacquire())):
                     return

@@ -12,20 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from rag.check.source_numbers import NUMBERING
+from rag.lines import LEADING_MARKER, is_table_header, starts_block, without_marker
 from rag.markers import MARKER, cited_numbers
 from rag.reading import sentence_pieces
 
 _LEADING_MARKERS = re.compile(rf"^\s*(?:{MARKER.pattern}\s*)+")
-_STEP = r"\**(?:(?i:step)\s*\d{1,2}|步骤\s*\d{1,2}|第[一二三四五六七八九十]{1,3}步)\s*[:：.、]\**"
-_ITEM = rf"[-*+•](?=\s)|{NUMBERING}|{_STEP}"
-"""A list item's marker: a bullet, a number ("1. ", "（2）", "三、") or a step label."""
-_BLOCK_START = re.compile(rf"^\s*(?:{_ITEM}|[>|]|#{{1,6}}\s)")
-"""A line that starts its own paragraph: list item ("- ", "1. ", "（2）", "三、", "Step 2:",
-"第二步："), quote, table row or heading. Bold text ("**计算**") is not a bullet."""
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
-"""The line under a Markdown table's header row: "| --- | :---: |"."""
-_LIST_MARKER = re.compile(rf"^\s*(?:{_ITEM}|>+|#{{1,6}})\s*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,15 +68,13 @@ def sentences(text: str) -> list[Sentence]:
         if not line.strip():
             paragraph, block = paragraph + 1, block + 1
             continue
-        item = _BLOCK_START.match(line) is not None
-        header = line.lstrip().startswith("|") and _TABLE_RULE.match(
-            lines[number + 1] if number + 1 < len(lines) else ""
-        )
+        item = starts_block(line)
+        header = is_table_header(lines, number)
         paragraph += item
         pieces = _pieces(line)
         for piece in pieces:
-            plain = _LIST_MARKER.sub("", MARKER.sub(" ", piece)).strip()
-            if _LIST_MARKER.fullmatch(MARKER.sub("", piece)):
+            plain = without_marker(MARKER.sub(" ", piece)).strip()
+            if LEADING_MARKER.fullmatch(MARKER.sub("", piece)):
                 plain = ""  # "1[1]." is a list number cut off from its item, not a claim
             if not any(char.isalnum() for char in plain):
                 if found and MARKER.search(piece):

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass, field
 
 from rag.check.numbers import key, normalise_digits
+from rag.errors import CitebotError
+from rag.language import IDEOGRAPHS
 
 ABSOLUTE_TOLERANCE = 0.005
 """Rounding to two decimals."""
@@ -37,7 +39,7 @@ _TIMES_X = re.compile(r"(?<=[\d)%])(\s*)[xX](?=\s*[\d(¥￥$])")
 _TOKEN = re.compile(
     r"(?P<num>[¥￥$€£]?\s?\d+(?:,\d{3})*(?:\.\d+)?(?:\s?[万亿])?(?:\s?%)?)"
     r"|(?P<op>[-+*/])|(?P<lp>\()|(?P<rp>\))|(?P<eq>[=≈])"
-    r"|(?P<word>[A-Za-z]+|[\u4e00-\u9fff]+)|(?P<space>\s+)|(?P<other>.)"
+    rf"|(?P<word>[A-Za-z]+|[{IDEOGRAPHS}]+)|(?P<space>\s+)|(?P<other>.)"
 )
 
 
@@ -67,7 +69,7 @@ class _Tok:
     end: int
 
 
-class _Unreadable(Exception):
+class _Unreadable(CitebotError):
     """The span is not an expression this parser reads: it is not judged."""
 
 

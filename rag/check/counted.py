@@ -20,6 +20,7 @@ from rag.check.durations import unit_of
 from rag.check.english_numbers import EN_NUMBER_WORDS
 from rag.check.numbers import ZH_NUMERALS
 from rag.check.quantity import Quantity, key
+from rag.language import IDEOGRAPHS
 
 MAX_ITEMS = 12
 """Longer lists aren't written inline; a bigger number counts something else."""
@@ -41,7 +42,7 @@ _CLAUSE_BREAK = re.compile(r"[:：;；，。!?！？]")
 """Where the clause holding a list starts (a Chinese list runs on 、, an English one on commas)."""
 _RESTATED_BY = re.compile(
     r"\s+(?:are|were|make up|form)\s+(?:the|its|their|all)(?:\s+[a-z]+)?$"
-    r"|(?<=[\u4e00-\u9fff])(?:这|共|等|总共|一共)?$",
+    rf"|(?<=[{IDEOGRAPHS}])(?:这|共|等|总共|一共)?$",
     re.IGNORECASE,
 )
 """What stands between a list and the number after it: "A and B are the (main) two"; in
@@ -53,7 +54,7 @@ MAX_ITEM_CHARS = 12
 """The same for a Chinese item, in characters."""
 _EN_THING = re.compile(r"\s+((?:[A-Za-z][\w-]*\s+)?[A-Za-z][\w-]*)")
 """The thing an English count counts: the word or two after it ("main minerals")."""
-_ZH_THING = re.compile(r"\s*([\u4e00-\u9fff]{1,3})")
+_ZH_THING = re.compile(rf"\s*([{IDEOGRAPHS}]{{1,3}})")
 """What a Chinese count counts: its classifier and noun ("个级别" of "三个级别")."""
 _MONEY_OR_SHARE = re.compile(r"[%$¥￥€£元]|\s*per\s?cent|\s*percent", re.IGNORECASE)
 _END = re.compile(r"[\s.。!?！？…]+$")

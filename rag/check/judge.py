@@ -28,6 +28,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from rag.check.citations import Problem
 from rag.check.coverage import cited_sentences
 from rag.check.problem_texts import excerpt
+from rag.errors import CitebotError
 from rag.generate.llm import GenerationError, Generator
 from rag.generate.prompt import escape_data, source_block
 from rag.generate.retry import EmptyReplyError
@@ -51,12 +52,14 @@ JUDGE_RULES = (
 )
 
 
-class MalformedVerdict(ValueError):
+class MalformedVerdict(CitebotError, ValueError):
     """The judge's reply is not the fixed JSON shape."""
 
 
 @dataclass(frozen=True, slots=True)
-class Verdict:
+class SentenceJudgement:
+    """The judge's word on one cited sentence (not a result's verdict, nor a reviewer's)."""
+
     sentence: str
     supported: bool
     missing: str = ""
@@ -88,7 +91,9 @@ def judge_messages(
     ]
 
 
-def parse_verdicts(reply: str, claims: Sequence[tuple[str, tuple[int, ...]]]) -> list[Verdict]:
+def parse_verdicts(
+    reply: str, claims: Sequence[tuple[str, tuple[int, ...]]]
+) -> list[SentenceJudgement]:
     """The reply read strictly: one verdict per sentence, or :class:`MalformedVerdict`."""
     body = reply.strip().removeprefix("```json").removeprefix("```").removesuffix("```")
     try:
@@ -106,7 +111,9 @@ def parse_verdicts(reply: str, claims: Sequence[tuple[str, tuple[int, ...]]]) ->
         if not isinstance(row.get("supported"), bool):
             msg = f"sentence {number}: 'supported' must be true or false"
             raise MalformedVerdict(msg)
-        verdicts.append(Verdict(sentence, row["supported"], str(row.get("missing") or "")))
+        verdicts.append(
+            SentenceJudgement(sentence, row["supported"], str(row.get("missing") or ""))
+        )
     return verdicts
 
 
@@ -185,7 +192,7 @@ def _unavailable(language: Language, reason: str) -> str:
     return f"the model judge gave no verdict ({reason}): check this answer by hand"
 
 
-def _unsupported(language: Language, verdict: Verdict, refs: Sequence[int]) -> str:
+def _unsupported(language: Language, verdict: SentenceJudgement, refs: Sequence[int]) -> str:
     markers = "".join(f"[{n}]" for n in refs)
     missing = f"：{verdict.missing}" if language == "zh" else f": {verdict.missing}"
     if language == "zh":
@@ -197,7 +204,7 @@ def _unsupported(language: Language, verdict: Verdict, refs: Sequence[int]) -> s
     )
 
 
-def _unsupported_note(language: Language, verdict: Verdict, refs: Sequence[int]) -> str:
+def _unsupported_note(language: Language, verdict: SentenceJudgement, refs: Sequence[int]) -> str:
     markers = "".join(f"[{n}]" for n in refs)
     if language == "zh":
         note = f"模型审核认为所引资料 {markers} 不支持这句话"

@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 
 from rag.check.numbers import chinese_value, key, normalise_digits, source_quantities
+from rag.lines import NUMBERING
 
-NUMBERING = r"\d{1,2}(?:[.．](?!\d)|[)、])|[(（]\d{1,2}[)）]|[一二三四五六七八九十]+、"
-"""An item's number: "3. ", "2)", "（2）", "三、" (the answer's own list markers use it too)."""
 LIST_NUMBERING = re.compile(rf"^[ \t>*#-]*(?:{NUMBERING})", re.MULTILINE)
 """A line's numbering ("3. ", "(2)", "三、"): it orders a list, it states no amount."""
 

@@ -10,7 +10,6 @@ A sentence naming both rows ("流利级 4800 元，商务级 5600 元") is left 
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,9 +19,9 @@ from rag.check.answer_text import Sentence
 from rag.check.numbers import Quantity
 from rag.check.problem_texts import ProblemTexts
 from rag.check.source_numbers import number_values
+from rag.lines import is_table_row, is_table_rule
 from rag.problems import Problem
 
-_SEPARATOR = re.compile(r"^\|?[\s:|-]*-{3,}[\s:|-]*$")
 MIN_LABEL_CHARS = 2
 """A first cell this short ("A", "1") names nothing a sentence would be matched on."""
 
@@ -49,11 +48,11 @@ def table_rows(text: str) -> tuple[tuple[Row, ...], ...]:
     tables: list[tuple[Row, ...]] = []
     lines = text.splitlines()
     for index, line in enumerate(lines):
-        if not _SEPARATOR.match(line.strip()) or index == 0 or "|" not in lines[index - 1]:
+        if not is_table_rule(line) or index == 0 or "|" not in lines[index - 1]:
             continue
         rows = []
         for body in lines[index + 1 :]:
-            if not body.strip().startswith("|"):
+            if not is_table_row(body):
                 break
             cells = [cell.strip() for cell in body.strip().strip("|").split("|")]
             if len(_fold(cells[0])) >= MIN_LABEL_CHARS:

@@ -2,7 +2,8 @@
 
 Each subcommand lives in its own module with ``add_parser(subparsers)``; the parser it adds
 sets ``func(args, settings) -> int``. Settings are read here, once, from the environment
-(and ``.env`` in development) and passed down.
+(and ``.env`` in development) and passed down: before the subcommands are imported, so a bad
+setting is reported at once (even for ``--help``).
 """
 
 from __future__ import annotations
@@ -46,17 +47,19 @@ def _command(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     load_dotenv(override=False)
+    # Settings first: the subcommands' modules bring the index, embeddings and the checker
+    # (seconds of imports), and a typo in .env should be reported before any of that.
+    try:
+        settings = Settings.from_env(os.environ)
+    except SettingsError as error:
+        print(f"citebot: {error}", file=sys.stderr)
+        return 2
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(_command(argv)).parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    try:
-        settings = Settings.from_env(os.environ)
-    except SettingsError as error:
-        print(f"citebot: {error}", file=sys.stderr)
-        return 2
     handler: Handler = args.func
     try:
         return handler(args, settings)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rag.errors import CitebotError
 from rag.followup.rewrite import Rewriter
 from rag.pipeline import Pipeline
 from rag.results import Result
@@ -37,7 +38,7 @@ class Asked:
     first_question: str | None = None
 
 
-class BadQuestions(ValueError):
+class BadQuestions(CitebotError, ValueError):
     """The questions file cannot be read; the message names the file and line."""
 
 

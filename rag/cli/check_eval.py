@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from rag.check.screen import Screening, screen
 from rag.chunks import Chunk
 from rag.cli.check_figures import Judged, summary
+from rag.errors import CitebotError
 from rag.results import Hit
 from rag.settings import Settings
 
@@ -39,7 +40,7 @@ JUDGE_CALLS = 4
 well, and its 429s are retried like any other."""
 
 
-class CheckEvalInputError(ValueError):
+class CheckEvalInputError(CitebotError, ValueError):
     """A line that does not follow the record format; the message names the line."""
 
 

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rag.errors import CitebotError
 from rag.ingest.documents import SourceDocument
 
 
-class EvalInputError(ValueError):
+class EvalInputError(CitebotError, ValueError):
     """A corpus or query file that does not follow the format; the message names the line."""
 
 

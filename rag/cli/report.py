@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import re
 import sys
 import time
@@ -22,6 +23,7 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from rag.assemble import embeddings_from_settings
+from rag.errors import CitebotError
 from rag.feedback.stores import vote_store
 from rag.feedback.votes import VoteRecord
 from rag.report.page import render_page
@@ -31,14 +33,15 @@ from rag.report.store import record_store
 from rag.report.summary import build_report
 from rag.search.manifest import MANIFEST_FILE
 from rag.settings import Settings, secret
-from rag.storage.redis_guard import RedisUnavailable
+from rag.storage import redis_guard
+from rag.storage.redis_guard import RedisUnavailable, describe
 
 REDIS_TIMEOUT_SECONDS = 5.0
 _PERIOD = re.compile(r"^(\d+)([mhdw])$")
 _UNIT_SECONDS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
-class ReportError(Exception):
+class ReportError(CitebotError):
     """A one-line reason the report cannot be made."""
 
 
@@ -91,6 +94,11 @@ async def _records(settings: Settings, since: float) -> Records:
             socket_timeout=REDIS_TIMEOUT_SECONDS,
         )
     store = record_store(settings.index_dir, redis, retention_days=settings.retention_days)
+    # The report says what failed in its own one line; the guarded client's "continuing
+    # without it" would be a second line, and wrong here: a report does not go on without it.
+    guard_log = logging.getLogger(redis_guard.__name__)
+    level = guard_log.level
+    guard_log.setLevel(logging.ERROR)
     try:
         questions, reviews = await store.questions(since), await store.reviews(since)
         votes = vote_store(
@@ -98,9 +106,11 @@ async def _records(settings: Settings, since: float) -> Records:
         )
         return Records(questions, reviews, store.where, await votes.since(since))
     except (RedisError, RedisUnavailable, OSError) as error:
-        msg = f"cannot read the question records from {store.where}: {error}"
+        reason = describe(error.__cause__ or error)
+        msg = f"cannot read the question records from {store.where}: {reason}"
         raise ReportError(msg) from error
     finally:
+        guard_log.setLevel(level)
         if redis is not None:
             await redis.aclose()
 

@@ -28,6 +28,6 @@ def chosen_scope(settings: Settings, names: list[str] | None) -> tuple[ScopesFil
     if not names:
         return scopes, EVERYTHING
     if scopes is None:
-        msg = "--scope needs SCOPES_FILE: set it to the scopes file (README: Who sees what)"
+        msg = "--scope needs SCOPES_FILE: set it to the scopes file (guide/scopes.md)"
         raise SettingsError(msg)
     return scopes, scopes.catalog.of(names)

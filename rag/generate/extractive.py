@@ -24,12 +24,12 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from rag.generate.prompt import PromptSource, parse_prompt
 from rag.generate.quotable import (
     LEAD_IN,
-    LIST_MARKER,
     TERMINAL,
     Candidate,
     quotable,
 )
 from rag.language import Language, detect_language
+from rag.lines import without_marker
 from rag.messages import refusal_text
 from rag.reading import match_terms
 
@@ -134,7 +134,7 @@ def choose_sentences(question: str, sources: Sequence[PromptSource]) -> list[Can
             continue
         chosen.append(candidate)
     # An item quoted under its lead-in is not quoted a second time on its own.
-    covered = {(c.source, LIST_MARKER.sub("", item)) for c in chosen for item in c.items}
+    covered = {(c.source, without_marker(item)) for c in chosen for item in c.items}
     chosen = [c for c in chosen if c.items or (c.source, c.text) not in covered]
     # A table header whose rows a quoted lead-in already brings is not quoted again.
     chosen = [

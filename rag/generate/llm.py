@@ -28,6 +28,7 @@ from pydantic import SecretStr
 from tenacity import AsyncRetrying, RetryCallState, RetryError, retry_if_exception
 from tenacity.stop import stop_after_attempt
 
+from rag.errors import CitebotError
 from rag.generate.extractive import ExtractiveChatModel, model_identity
 from rag.generate.retry import (
     EmptyReplyError,
@@ -43,7 +44,7 @@ NO_API_KEY = "unused"
 """Local servers (Ollama, vLLM) need no key, but the OpenAI client refuses to start without one."""
 
 
-class GenerationError(Exception):
+class GenerationError(CitebotError):
     """The chat model gave no usable reply; the edge turns this into one human sentence."""
 
     def __init__(self, reason: str, *, retryable: bool, attempts: int) -> None:
@@ -53,7 +54,7 @@ class GenerationError(Exception):
         super().__init__(f"generation failed after {attempts} attempt(s): {reason}")
 
 
-class _DeadlineExceeded(Exception):
+class _DeadlineExceeded(CitebotError):
     """An attempt was still running when the overall deadline passed."""
 
 

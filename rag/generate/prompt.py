@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from rag.language import detect_language
+from rag.language import Language, detect_language
 from rag.messages import REFUSAL
 from rag.results import Hit
 
@@ -94,9 +94,12 @@ def source_block(n: int, hit: Hit, *, max_chars: int | None = None) -> str:
     return f'<source n="{n}">\n{source_header(n, hit)}\n\n{escape_data(text)}\n</source>'
 
 
-def build_messages(question: str, hits: Sequence[Hit]) -> list[BaseMessage]:
-    """System rules, then the sources numbered from 1 in hit order, then the question."""
-    language = detect_language(question)
+def build_messages(
+    question: str, hits: Sequence[Hit], *, language: Language | None = None
+) -> list[BaseMessage]:
+    """System rules, then the sources numbered from 1 in hit order, then the question, to be
+    answered in ``language`` (the asker's, detected once by the pipeline; else the question's)."""
+    language = language or detect_language(question)
     sources = "\n\n".join(source_block(n, hit) for n, hit in enumerate(hits, start=1))
     human = (
         f"Sources:\n\n{sources}\n\n"

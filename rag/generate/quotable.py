@@ -15,16 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.generate.prompt import PromptSource
+from rag.lines import is_list_item, is_table_header, is_table_row, is_table_rule, without_marker
 from rag.reading import match_terms, sentence_pieces
 
 MAX_LIST_ITEMS = 8
 """How many list items or table rows a quoted lead-in ("依次为：") brings along."""
 
-LIST_MARKER = re.compile(r"^(?:[-*+•>]+|\d{1,2}[.)、]|#{1,6})\s+")
 TERMINAL = re.compile(r"[。！？；!?.]+[”’」』）)\"']*$")
 LEAD_IN = re.compile(r"[：:]$")
-_ITEM = re.compile(r"^(?:[-*+•]|\d{1,2}[.)、])\s+\S|^\|.*\|$")
-_TABLE_RULE = re.compile(r"^\|[\s:|-]+\|$")
 _EXAMPLE_HEADING = re.compile(r"示例|举例|例子|样例|\bexamples?\b|\be\.g\.", re.IGNORECASE)
 
 
@@ -33,8 +31,8 @@ def split_sentences(text: str) -> list[str]:
     sentences: list[str] = []
     for line in text.splitlines():
         # The item's marker first: "1. 入门级：…" is one item, not a sentence "1." and another.
-        for piece in sentence_pieces(LIST_MARKER.sub("", line.strip())):
-            sentence = LIST_MARKER.sub("", piece.strip())
+        for piece in sentence_pieces(without_marker(line.strip())):
+            sentence = without_marker(piece.strip())
             if any(char.isalnum() for char in sentence):
                 sentences.append(sentence)
     return sentences
@@ -69,9 +67,9 @@ def _list_after(lines: list[str], start: int) -> tuple[str, ...]:
             if items:
                 break
             continue
-        if not _ITEM.match(stripped):
+        if not (is_list_item(stripped) or is_table_row(stripped)):
             break
-        if not _TABLE_RULE.match(stripped):
+        if not is_table_rule(stripped):
             items.append(stripped)
         if len(items) == MAX_LIST_ITEMS:
             break
@@ -91,7 +89,7 @@ def _logical_lines(text: str) -> list[str]:
         continues = (
             line
             and previous
-            and not _ITEM.match(line)
+            and not is_list_item(line)
             and not line.startswith(("#", "|"))
             and not previous.startswith(("#", "|"))
             and not TERMINAL.search(previous)
@@ -112,11 +110,6 @@ def _heading_of(header: str) -> str:
     return rest
 
 
-def _is_table_header(lines: list[str], number: int) -> bool:
-    following = lines[number + 1] if number + 1 < len(lines) else ""
-    return lines[number].startswith("|") and bool(_TABLE_RULE.match(following))
-
-
 def quotable(sources: Sequence[PromptSource]) -> list[Candidate]:
     """Every sentence of every source; a lead-in or table header keeps the rows under it."""
     candidates: list[Candidate] = []
@@ -130,7 +123,7 @@ def quotable(sources: Sequence[PromptSource]) -> list[Candidate]:
             sentences = split_sentences(line)
             for index, sentence in enumerate(sentences):
                 last = index == len(sentences) - 1
-                introduces = LEAD_IN.search(sentence) or _is_table_header(lines, number)
+                introduces = LEAD_IN.search(sentence) or is_table_header(lines, number)
                 items = _list_after(lines, number + 1) if last and introduces else ()
                 own = frozenset(match_terms("\n".join((sentence, *items))))
                 candidates.append(

@@ -24,6 +24,8 @@ from tenacity import RetryCallState
 from tenacity.stop import stop_base
 from tenacity.wait import wait_base, wait_exponential_jitter
 
+from rag.errors import CitebotError
+
 RETRY_AFTER_CAP_SECONDS = 20.0
 """No single wait is longer than this, whatever a server asks: an asker is waiting in chat."""
 
@@ -31,7 +33,7 @@ TRANSIENT_STATUSES = frozenset({408, 429})
 """Besides 5xx: statuses that say "try again later" rather than "this request is wrong"."""
 
 
-class EmptyReplyError(Exception):
+class EmptyReplyError(CitebotError):
     """The model answered with no text.
 
     Transient unless the model said why it stopped (``length``, ``content_filter``): providers

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rag.chunks import content_hash
+from rag.errors import CitebotError
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +30,7 @@ class SourceDocument:
         return content_hash(f"{self.title}\n{self.link or ''}\n{self.about}\n{self.text}")
 
 
-class DocumentError(Exception):
+class DocumentError(CitebotError):
     """A file that cannot become a document; ``reason`` is one short human sentence."""
 
     def __init__(self, reason: str) -> None:

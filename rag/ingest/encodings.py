@@ -15,11 +15,13 @@ import codecs
 
 from charset_normalizer import from_bytes
 
+from rag.errors import CitebotError
+
 # Names charset-normalizer uses for the family GB18030 decodes correctly.
 _GB_FAMILY = frozenset({"gb18030", "gbk", "gb2312", "cp936"})
 
 
-class UndecodableText(ValueError):
+class UndecodableText(CitebotError, ValueError):
     """The bytes are neither UTF-8 nor confidently GB18030; the message says why."""
 
 

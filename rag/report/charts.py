@@ -23,7 +23,10 @@ COLOURS = {"answered": "#2e7d32", "refused": "#9e9e9e", "sent_to_review": "#1565
 LABELS = {"answered": "answered", "refused": "refused", "sent_to_review": "sent to review"}
 
 STYLE = """
-body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:60rem;color:#222}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,"Noto Sans",
+"PingFang SC","Hiragino Sans GB","Microsoft YaHei","Noto Sans CJK SC","Source Han Sans SC",
+"WenQuanYi Micro Hei",sans-serif;margin:2rem auto;max-width:60rem;color:#222}
+details.long summary{cursor:pointer}p.none{color:#555}td{vertical-align:top;max-width:30rem}
 h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem}
 .numbers{display:flex;gap:1.5rem;flex-wrap:wrap}
 .numbers div{background:#f4f4f4;padding:.6rem 1rem;border-radius:.4rem}

@@ -9,6 +9,27 @@ from typing import Any
 from rag.report.charts import STYLE, bars_chart, metric, numbers, per_day_chart, table
 
 TOP_BARS = 10
+QUESTION_CHARS = 140
+"""A question longer than this is cut on the page; its full text opens on a click."""
+
+
+def question_cell(text: str | None) -> str:
+    """A question as a table shows it: a 2,000-character question must not fill the page."""
+    if text is None:
+        return "(text not kept)"
+    if len(text) <= QUESTION_CHARS:
+        return html.escape(text)
+    cut = text[: QUESTION_CHARS - 1].rstrip() + "…"
+    return (
+        f'<details class="long"><summary title="{html.escape(text)}">{html.escape(cut)}</summary>'
+        f"{html.escape(text)}</details>"
+    )
+
+
+def _none(title: str, sentence: str) -> str:
+    """An empty section: its heading and one line saying so (no empty chart, no header-only
+    table, no "p50 – s")."""
+    return f'<h2>{title}</h2><p class="none">{html.escape(sentence)}</p>'
 
 
 def _figure(svg: str, caption: str) -> str:
@@ -16,6 +37,8 @@ def _figure(svg: str, caption: str) -> str:
 
 
 def _days(report: dict[str, Any]) -> str:
+    if not report["totals"]["asked"]:
+        return _none("Questions per day", "No questions were asked in this period.")
     rows = [
         [
             html.escape(d["day"]),
@@ -37,13 +60,20 @@ def _days(report: dict[str, Any]) -> str:
 
 def _unanswered(report: dict[str, Any]) -> str:
     groups = report["unanswered"][:TOP_BARS]
+    if not groups:
+        sentence = (
+            "Every question was answered: none was refused or sent to review."
+            if report["totals"]["asked"]
+            else "No questions, so none unanswered."
+        )
+        return _none("Unanswered questions", sentence)
     chart = bars_chart([g["count"] for g in groups], "times asked", "#c62828")
     rows = [
         [
             f"#{n}",
             metric(f"unanswered.{n - 1}.count", g["count"]),
-            html.escape(g["question"] or "(text not kept)"),
-            html.escape(" / ".join(g["wordings"][1:3])),
+            question_cell(g["question"]),
+            " / ".join(question_cell(w) for w in g["wordings"][1:3]),
         ]
         for n, g in enumerate(groups, start=1)
     ]
@@ -68,6 +98,10 @@ def _documents(report: dict[str, Any]) -> str:
     ]
     never = report["documents"]["never_cited"]
     listed = "unknown (no index found)" if never is None else ", ".join(never) or "none"
+    if not cited:
+        return _none("Documents", "No answer cited a document in this period.") + (
+            f"<p>Never cited in this period: {html.escape(listed)}</p>" if never else ""
+        )
     caption = "The documents answers cited most, with how many answers cited each."
     return (
         f"<h2>Documents</h2>{_figure(chart, caption)}{table(['', 'answers', 'document'], rows)}"
@@ -78,6 +112,8 @@ def _documents(report: dict[str, Any]) -> str:
 def _reviews(report: dict[str, Any]) -> str:
     reviews = report["reviews"]
     decisions = list(reviews["decisions"].items())
+    if not decisions:
+        return _none("Reviews", "No review decisions in this period.")
     chart = bars_chart([count for _, count in decisions], "decisions", "#1565c0")
     rows = [
         [f"#{n}", html.escape(name), metric(f"reviews.decisions.{name}", count)]
@@ -98,24 +134,33 @@ def _reviews(report: dict[str, Any]) -> str:
 def _feedback(report: dict[str, Any]) -> str:
     feedback = report["feedback"]
     if feedback["down"] is None:
-        return f"<h2>Answers voted down</h2><p>{html.escape(feedback['note'])}</p>"
+        return _none("Answers voted down", feedback["note"])
+    if not feedback["down"] and not feedback["up"]:
+        return _none("Answers voted down", "No votes in this period.")
     rows = [
         [
             f"#{n}",
             metric(f"feedback.answers.{n - 1}.down", a["down"]),
-            html.escape(a["question"] or "(text not kept)"),
+            question_cell(a["question"]),
             html.escape(", ".join(a["sources"])),
             html.escape(" / ".join(a["notes"][:3])),
         ]
         for n, a in enumerate(feedback["answers"], start=1)
     ]
     # Words beside the emoji: a browser without an emoji font still reads the numbers right.
+    follows = (
+        "Answers voted down, most first, with the passages they cited and what people said "
+        "was wrong:"
+        if rows
+        else "No answer was voted down."
+    )
     summary = (
         f"<p>{metric('feedback.down', feedback['down'])} down votes (👎) on "
         f"{metric('feedback.answers_down', feedback['answers_down'])} answers, "
-        f"{metric('feedback.up', feedback['up'])} up votes (👍). Answers voted down, most "
-        "first, with the passages they cited and what people said was wrong:</p>"
+        f"{metric('feedback.up', feedback['up'])} up votes (👍). {follows}</p>"
     )
+    if not rows:
+        return f"<h2>Answers voted down</h2>{summary}"
     listing = table(["", "down votes", "question", "cited passages", "what was wrong"], rows)
     return f"<h2>Answers voted down</h2>{summary}{listing}"
 

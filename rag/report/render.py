@@ -35,12 +35,7 @@ def as_text(report: dict[str, Any]) -> str:
         f"{totals['refused']} refused, {totals['sent_to_review']} sent to review; "
         f"cache hit rate {_rate(totals['cache_hit_rate'])}",
         "",
-        "per day:            asked  answered  refused  review",
-    ]
-    lines += [
-        f"  {d['day']}  {d['asked']:>10}  {d['answered']:>8}  {d['refused']:>7}  "
-        f"{d['sent_to_review']:>6}"
-        for d in report["per_day"]
+        *_per_day_lines(report),
     ]
     lines += ["", f"unanswered, grouped by meaning ({report['unanswered_groups']} groups):"]
     if not report["unanswered"]:
@@ -58,17 +53,30 @@ def as_text(report: dict[str, Any]) -> str:
     if never is not None:
         lines.append(f"never cited ({len(never)}): {', '.join(never) if never else 'none'}")
     reviews = report["reviews"]
-    decisions = ", ".join(f"{k} {v}" for k, v in reviews["decisions"].items()) or "none"
+    lines += ["", *_review_lines(reviews), "", *_feedback_lines(report["feedback"])]
+    return "\n".join(lines)
+
+
+def _per_day_lines(report: dict[str, Any]) -> list[str]:
+    if not report["totals"]["asked"]:
+        return ["per day: no questions in this period"]
+    return ["per day:            asked  answered  refused  review"] + [
+        f"  {d['day']}  {d['asked']:>10}  {d['answered']:>8}  {d['refused']:>7}  "
+        f"{d['sent_to_review']:>6}"
+        for d in report["per_day"]
+    ]
+
+
+def _review_lines(reviews: dict[str, Any]) -> list[str]:
+    if not reviews["decisions"]:
+        return ["review decisions: none in this period"]
+    decisions = ", ".join(f"{k} {v}" for k, v in reviews["decisions"].items())
     latency = reviews["latency_seconds"]
-    lines += [
-        "",
+    return [
         f"review decisions: {decisions}",
         f"review latency: p50 {_seconds(latency['p50'])}, p90 {_seconds(latency['p90'])}, "
         f"max {_seconds(latency['max'])} ({latency['count']} decisions)",
-        "",
-        *_feedback_lines(report["feedback"]),
     ]
-    return "\n".join(lines)
 
 
 def _feedback_lines(feedback: dict[str, Any]) -> list[str]:

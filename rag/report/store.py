@@ -24,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 from redis.asyncio import Redis
 
 from rag.report.records import QuestionRecord, ReviewRecord
+from rag.storage.redis_guard import GuardedRedis
 from rag.storage.retained import DAY_SECONDS, RecordsFolder
 
 logger = logging.getLogger(__name__)
@@ -53,10 +54,18 @@ def _parse(model: type[R], raw: str | bytes) -> R | None:
         return None
 
 
+READ_SECONDS = 5.0
+"""A period's records are one sorted-set read that can hold many thousands of members: longer
+than the one-key commands of answering, still bounded."""
+
+
 class RedisRecords:
+    """Through the guarded client (one failure policy, one warning per outage): a call raises
+    :class:`~rag.storage.redis_guard.RedisUnavailable` when Redis is away, nothing else."""
+
     def __init__(
         self,
-        redis: Redis,
+        redis: Redis | GuardedRedis,
         *,
         retention_days: int,
         prefix: str = DEFAULT_PREFIX,
@@ -65,7 +74,7 @@ class RedisRecords:
         if retention_days < 1:
             msg = f"retention_days ({retention_days}) must be at least 1"
             raise ValueError(msg)
-        self._redis = redis
+        self._redis = redis if isinstance(redis, GuardedRedis) else GuardedRedis(redis)
         self._retention = retention_days * DAY_SECONDS
         self._prefix = prefix
         self._clock = clock
@@ -76,15 +85,23 @@ class RedisRecords:
         now = self._clock()
         # A random suffix keeps two identical records (same second, same hash) both counted.
         member = f"{record.model_dump_json()}\t{secrets.token_hex(4)}"
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.zadd(key, {member: float(record.model_dump()["at"])})
-            pipe.zremrangebyscore(key, "-inf", now - self._retention)
-            pipe.expire(key, self._retention)
-            await pipe.execute()
+        client = self._redis.client
+
+        async def write() -> None:
+            async with client.pipeline(transaction=True) as pipe:
+                pipe.zadd(key, {member: float(record.model_dump()["at"])})
+                pipe.zremrangebyscore(key, "-inf", now - self._retention)
+                pipe.expire(key, self._retention)
+                await pipe.execute()
+
+        await self._redis.run(write)
 
     async def _read(self, kind: str, model: type[R], since: float) -> list[R]:
         cutoff = max(since, self._clock() - self._retention)
-        raw = await self._redis.zrangebyscore(f"{self._prefix}{kind}", cutoff, "+inf")
+        client, key = self._redis.client, f"{self._prefix}{kind}"
+        raw = await self._redis.run(
+            lambda: client.zrangebyscore(key, cutoff, "+inf"), timeout_seconds=READ_SECONDS
+        )
         parsed = (_parse(model, _json_of(member)) for member in raw)
         return [record for record in parsed if record is not None]
 
@@ -158,7 +175,9 @@ def _at(line: str) -> float:
         return float("-inf")  # unreadable: pruned with the old ones
 
 
-def record_store(index_dir: Path, redis: Redis | None, *, retention_days: int) -> RecordStore:
+def record_store(
+    index_dir: Path, redis: Redis | GuardedRedis | None, *, retention_days: int
+) -> RecordStore:
     """Redis when there is one (shared by every process), else the file under INDEX_DIR."""
     if redis is not None:
         return RedisRecords(redis, retention_days=retention_days)

@@ -32,7 +32,7 @@ from rag.results import Answer, Hit, Provenance, answer_hash
 from rag.reviewed.records import FORMAT_VERSION, RejectionRecord, ReviewedRecord
 from rag.reviewed.stores import MemoryStore, RedisStore, Store
 from rag.storage.records import validation_error
-from rag.storage.redis_guard import RedisUnavailable
+from rag.storage.redis_guard import GuardedRedis, RedisUnavailable
 
 __all__ = ["MemoryStore", "RedisStore", "ReviewedAnswers", "Store", "question_digest"]
 
@@ -113,6 +113,12 @@ class ReviewedAnswers:
     @classmethod
     def in_memory(cls, **options: Any) -> ReviewedAnswers:
         return cls(MemoryStore(), **options)
+
+    @classmethod
+    def over(cls, redis: GuardedRedis | None, **options: Any) -> ReviewedAnswers:
+        """Over the process's shared Redis (every process sees the same decisions), or in
+        this process's memory when there is none (REDIS_URL unset)."""
+        return cls(RedisStore(redis), **options) if redis else cls.in_memory(**options)
 
     def _answer_key(self, digest: str) -> str:
         return f"{self._prefix}answer:{digest}"

@@ -22,6 +22,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from rag.errors import CitebotError
 from rag.scopes.globs import Glob
 
 ALL_KEY = "all"
@@ -65,7 +66,7 @@ EVERYTHING = ScopeSet(unrestricted=True)
 NOTHING = ScopeSet()
 
 
-class UnknownScope(ValueError):
+class UnknownScope(CitebotError, ValueError):
     """A scope name that the scopes file does not define."""
 
 

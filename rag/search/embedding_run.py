@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from rag.chunks import Chunk
+from rag.errors import CitebotError
 from rag.search.embeddings import CachedEmbeddings
 from rag.search.index import Matrix, normalised
 
@@ -28,7 +29,7 @@ OnProgress = Callable[[int, int], None]
 """Called with (embedded so far, to embed in all) before the first batch and after each."""
 
 
-class BuildStopped(Exception):
+class BuildStopped(CitebotError):
     """The build gave up at a batch boundary; ``kept`` of the index's ``total`` vectors are
     stored, so the next run embeds only the rest."""
 

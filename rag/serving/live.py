@@ -14,6 +14,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
+from rag.language import Language
 from rag.pipeline import DEFAULT_SCOPE, Pipeline, Withdrawal
 from rag.progress import Progress
 from rag.results import Answer, Result
@@ -45,9 +46,16 @@ class LivePipeline:
         return self._pipeline
 
     async def answer(
-        self, question: str, *, scope: str = DEFAULT_SCOPE, progress: Progress | None = None
+        self,
+        question: str,
+        *,
+        scope: str = DEFAULT_SCOPE,
+        progress: Progress | None = None,
+        language: Language | None = None,
     ) -> Result:
-        return await self._pipeline.answer(question, scope=scope, progress=progress)
+        return await self._pipeline.answer(
+            question, scope=scope, progress=progress, language=language
+        )
 
     async def withdraw(self, withdrawal: Withdrawal) -> Answer | None:
         """See :meth:`Pipeline.withdraw`; the cache and reviewed answers are shared by every

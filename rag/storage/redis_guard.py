@@ -22,6 +22,8 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
+from rag.errors import CitebotError
+
 logger = logging.getLogger(__name__)
 
 
@@ -92,7 +94,7 @@ REDIS_FAILURES = (RedisError, OSError, asyncio.TimeoutError)
 """What a sick Redis raises: connection refused/reset, timeouts, error replies."""
 
 
-class RedisUnavailable(Exception):
+class RedisUnavailable(CitebotError):
     """Redis was skipped (breaker open) or failed just now; the breaker has been told."""
 
 

@@ -40,7 +40,12 @@ class _Answerer:
         self.questions: list[str] = []
 
     async def answer(
-        self, question: str, *, scope: str = "all", progress: Progress | None = None
+        self,
+        question: str,
+        *,
+        scope: str = "all",
+        progress: Progress | None = None,
+        language: Language | None = None,
     ) -> Result:
         self.questions.append(question)
         if isinstance(self.result, Exception):

@@ -6,17 +6,10 @@ from redis.asyncio import Redis
 
 from bot.conversation import Conversation, Conversations, FollowUpSwitch
 from rag import GuardedRedis
+from tests.fakes.clock import FakeClock
 
 THREAD = Conversation.thread("C1", "1.0001")
 DM = Conversation.recent("D1", window_seconds=600)
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 async def test_turns_are_kept_oldest_first_and_bounded() -> None:
@@ -29,7 +22,7 @@ async def test_turns_are_kept_oldest_first_and_bounded() -> None:
 
 
 async def test_a_dm_top_level_is_one_conversation_only_within_its_window() -> None:
-    clock = _Clock()
+    clock = FakeClock()
     memory = Conversations(None, clock=clock)
     await memory.add(DM, "流利级的课程费是多少？")
     clock.now += 599
@@ -44,10 +37,10 @@ async def test_processes_share_conversations_through_redis(redis_url: str) -> No
     prefix = "test:conversation:"
     try:
         await one.delete(prefix + THREAD.key)
-        await Conversations(one, prefix=prefix, max_turns=2).add(THREAD, "q1")
-        await Conversations(one, prefix=prefix, max_turns=2).add(THREAD, "q2")
-        await Conversations(one, prefix=prefix, max_turns=2).add(THREAD, "q3")
-        assert await Conversations(other, prefix=prefix).turns(THREAD) == ("q2", "q3")
+        await Conversations(GuardedRedis(one), prefix=prefix, max_turns=2).add(THREAD, "q1")
+        await Conversations(GuardedRedis(one), prefix=prefix, max_turns=2).add(THREAD, "q2")
+        await Conversations(GuardedRedis(one), prefix=prefix, max_turns=2).add(THREAD, "q3")
+        assert await Conversations(GuardedRedis(other), prefix=prefix).turns(THREAD) == ("q2", "q3")
         assert 0 < await one.ttl(prefix + THREAD.key) <= THREAD.ttl_seconds
     finally:
         await one.delete(prefix + THREAD.key)

@@ -14,6 +14,7 @@ from redis.backoff import NoBackoff
 
 from bot.dedupe import Dedupe, event_key, message_key
 from rag.storage.redis_guard import GuardedRedis
+from tests.fakes.clock import FakeClock
 
 
 @pytest.fixture
@@ -80,18 +81,18 @@ async def test_concurrent_deliveries_have_exactly_one_winner(
 
 
 async def test_without_redis_the_process_remembers_and_forgets_after_the_ttl() -> None:
-    now = [0.0]
-    dedupe = Dedupe(None, ttl_seconds=60, clock=lambda: now[0])
+    clock = FakeClock(0.0)
+    dedupe = Dedupe(None, ttl_seconds=60, clock=clock)
     assert await dedupe.claim(event_key("Ev1"))
     assert not await dedupe.claim(event_key("Ev1"))
-    now[0] = 61.0
+    clock.now = 61.0
     assert await dedupe.claim(event_key("Ev1"))
 
 
 async def test_redis_down_falls_back_to_memory_and_never_duplicates_in_process() -> None:
     redis = _unreachable_redis()
     try:
-        dedupe = Dedupe(redis)
+        dedupe = Dedupe(GuardedRedis(redis))
         assert await dedupe.claim(event_key("Ev1"), message_key("C1", "1.0001"))
         assert not await dedupe.claim(event_key("Ev1"), message_key("C1", "1.0001"))
         assert not await dedupe.claim(event_key("Ev2"), message_key("C1", "1.0001"))
@@ -103,9 +104,9 @@ async def test_redis_down_falls_back_to_memory_and_never_duplicates_in_process()
 async def test_a_claim_made_through_redis_still_counts_when_redis_then_fails(
     redis: Redis, prefix: str
 ) -> None:
-    dedupe = Dedupe(redis, prefix=prefix)
+    dedupe = Dedupe(GuardedRedis(redis), prefix=prefix)
     assert await dedupe.claim(event_key("Ev1"))
-    dedupe.redis = _unreachable_redis()
+    dedupe.redis = GuardedRedis(_unreachable_redis())
     try:
         assert not await dedupe.claim(event_key("Ev1"))
     finally:
@@ -132,7 +133,7 @@ async def test_racing_deliveries_in_two_processes_never_all_lose(
 async def test_concurrent_claims_in_one_process_have_one_winner_while_redis_is_down() -> None:
     redis = _unreachable_redis()
     try:
-        dedupe = Dedupe(redis)
+        dedupe = Dedupe(GuardedRedis(redis))
         keys = (event_key("Ev1"), message_key("C1", "1.0001"))
         results = await asyncio.gather(*(dedupe.claim(*keys) for _ in range(5)))
         assert results.count(True) == 1

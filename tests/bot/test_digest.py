@@ -10,23 +10,16 @@ from redis.asyncio import Redis
 
 from bot.digest import PREFIX, WEEK_SECONDS, WeekClaims, WeeklyDigest, digest_text
 from bot.settings import BotSettings
-from rag import SettingsError
+from rag import GuardedRedis, SettingsError
 from rag.report.records import question_key
 from rag.report.summary import build_report
+from tests.fakes.clock import FakeClock
 from tests.rag.report.records_factory import NOW, asked
 from tests.rag.report.test_feedback import Vote
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = NOW
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
-async def redis(redis_url: str) -> AsyncIterator[Redis]:
+async def redis(redis_url: str) -> AsyncIterator[GuardedRedis]:
     client = Redis.from_url(redis_url)
 
     async def clear() -> None:
@@ -35,12 +28,14 @@ async def redis(redis_url: str) -> AsyncIterator[Redis]:
             await client.delete(*keys)
 
     await clear()
-    yield client
+    yield GuardedRedis(client)
     await clear()
     await client.aclose()
 
 
-async def processes(claims: list[WeekClaims], clock: Clock) -> tuple[list[WeeklyDigest], list[str]]:
+async def processes(
+    claims: list[WeekClaims], clock: FakeClock
+) -> tuple[list[WeeklyDigest], list[str]]:
     posted: list[str] = []
 
     async def compose() -> str:
@@ -54,9 +49,9 @@ async def processes(claims: list[WeekClaims], clock: Clock) -> tuple[list[Weekly
 
 @pytest.mark.parametrize("shared", ["redis", "file"])
 async def test_posted_once_per_week_across_processes_and_never_at_start(
-    shared: str, redis: Redis, tmp_path: Path
+    shared: str, redis: GuardedRedis, tmp_path: Path
 ) -> None:
-    clock = Clock()
+    clock = FakeClock(NOW)
     client = redis if shared == "redis" else None
     digests, posted = await processes([WeekClaims(client, tmp_path) for _ in range(3)], clock)
     for digest in digests:
@@ -74,9 +69,9 @@ async def test_posted_once_per_week_across_processes_and_never_at_start(
 
 
 async def test_a_process_started_later_keeps_the_first_runs_week(
-    redis: Redis, tmp_path: Path
+    redis: GuardedRedis, tmp_path: Path
 ) -> None:
-    clock = Clock()
+    clock = FakeClock(NOW)
     [first], posted = await processes([WeekClaims(redis, tmp_path)], clock)
     await first.tick()
     clock.now += WEEK_SECONDS - 10

@@ -45,14 +45,3 @@ class CountingCompute:
         if isinstance(self.result, BaseException):
             raise self.result
         return self.result
-
-
-@dataclass
-class FakeClock:
-    now: float = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds

@@ -25,7 +25,7 @@ def test_zero_turns_the_scan_off_and_false_keeps_hashes_only() -> None:
 @pytest.mark.parametrize(
     ("env", "message"),
     [
-        ({"RECORD_QUESTIONS": "maybe"}, "RECORD_QUESTIONS='maybe' is not a yes/no value"),
+        ({"RECORD_QUESTIONS": "maybe"}, "RECORD_QUESTIONS='maybe' is neither on nor off"),
         ({"RETENTION_DAYS": "0"}, "RETENTION_DAYS='0' must be a number >= 1"),
         ({"REFRESH_SECONDS": "-5"}, "REFRESH_SECONDS='-5' must be a number >= 0"),
     ],

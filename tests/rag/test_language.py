@@ -3,6 +3,8 @@ from __future__ import annotations
 import pytest
 
 from rag.language import detect_language
+from rag.questions import normalize_question
+from rag.reading import features
 from tests.rag.mixed_questions import mixed_questions
 
 
@@ -61,3 +63,22 @@ def test_an_english_question_quoting_chinese_or_errors_stays_english(question: s
 def test_a_text_that_is_all_quotes_is_judged_whole() -> None:
     assert detect_language('"退费怎么算" "refund"') == "zh"
     assert detect_language('"How is the refund calculated" "退费"') == "en"
+
+
+# One CJK set: language, search features and question normalisation read the same characters.
+@pytest.mark.parametrize(
+    "char",
+    ["一", "\u3400", "\U00020000", "\U00030000", "\U0003134a"],
+    ids=["basic", "ext-a", "ext-b", "ext-g", "ext-h"],
+)
+def test_an_ideograph_is_one_to_every_reader(char: str) -> None:
+    assert detect_language(char * 2) == "zh"
+    assert features(char * 2) == [char, char, char * 2]  # characters and their bigram
+    assert normalize_question(f"{char} {char}") == char * 2  # no space between CJK
+
+
+@pytest.mark.parametrize("char", ["か", "한"])
+def test_kana_and_hangul_are_cjk_but_not_ideographs(char: str) -> None:
+    assert detect_language(char * 2) == "en"
+    assert features(char * 2) == [char, char, char * 2]
+    assert normalize_question(f"{char} {char}") == char * 2

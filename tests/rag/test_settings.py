@@ -35,7 +35,6 @@ def test_values_are_read_and_blank_means_default() -> None:
     assert (settings.top_k, settings.docs_dir, settings.embeddings) == (7, Path("docs"), "none")
     assert (settings.min_score, settings.log_questions) == (-0.5, True)
     assert settings.chat_model_mode == "openai-compatible:qwen"
-    assert Settings.from_env({"LOG_QUESTIONS": "maybe"}).log_questions is False
 
 
 def test_building_settings_directly_never_reads_the_environment(

@@ -40,18 +40,3 @@ def small_index() -> Index:
 def threshold(index: Index) -> float:
     """Half way between the in-KB and the out-of-KB question's best scores."""
     return (index.search(IN_KB, 3)[0].score + index.search(OUT_OF_KB, 3)[0].score) / 2
-
-
-class FakeTime:
-    """A monotonic clock that only moves when the retry loop sleeps; the sleeps are recorded."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.waits: list[float] = []
-
-    def clock(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.waits.append(seconds)
-        self.now += seconds

@@ -23,6 +23,7 @@ from rag.generate.retry import RetryPolicy
 from rag.pipeline import Pipeline
 from rag.results import Answer, Refusal, Unverified
 from rag.search.index import Index
+from tests.fakes.clock import FakeClock
 from tests.fakes.openai_server import (
     Delay,
     DropConnection,
@@ -33,7 +34,7 @@ from tests.fakes.openai_server import (
     Step,
     unused_base_url,
 )
-from tests.reliability.corpus import CITED, IN_KB, OUT_OF_KB, FakeTime, small_index, threshold
+from tests.reliability.corpus import CITED, IN_KB, OUT_OF_KB, small_index, threshold
 
 ATTEMPTS = 3
 DEADLINE = 30.0
@@ -48,13 +49,13 @@ def index() -> Index:
 
 
 @pytest.fixture
-def fake_time() -> FakeTime:
-    return FakeTime()
+def fake_time() -> FakeClock:
+    return FakeClock()
 
 
 @pytest.fixture
 async def make_pipeline(
-    openai_server: FakeOpenAIServer, index: Index, fake_time: FakeTime
+    openai_server: FakeOpenAIServer, index: Index, fake_time: FakeClock
 ) -> AsyncIterator[MakePipeline]:
     clients: list[httpx2.AsyncClient] = []
 
@@ -107,7 +108,7 @@ async def make_pipeline(
 async def test_a_transient_fault_then_a_reply_is_an_answer_after_the_configured_wait(
     openai_server: FakeOpenAIServer,
     make_pipeline: MakePipeline,
-    fake_time: FakeTime,
+    fake_time: FakeClock,
     fault: Step,
     waits: list[float],
 ) -> None:
@@ -125,7 +126,7 @@ async def test_a_transient_fault_then_a_reply_is_an_answer_after_the_configured_
     ids=["429", "500", "502", "503", "timeout"],
 )
 async def test_a_fault_that_persists_is_one_typed_error_after_every_attempt_and_is_not_cached(
-    openai_server: FakeOpenAIServer, make_pipeline: MakePipeline, fake_time: FakeTime, fault: Step
+    openai_server: FakeOpenAIServer, make_pipeline: MakePipeline, fake_time: FakeClock, fault: Step
 ) -> None:
     pipeline = make_pipeline()
     openai_server.script(*[fault] * ATTEMPTS)
@@ -141,7 +142,7 @@ async def test_a_fault_that_persists_is_one_typed_error_after_every_attempt_and_
 
 
 async def test_connection_refused_is_retried_then_one_typed_error(
-    make_pipeline: MakePipeline, fake_time: FakeTime
+    make_pipeline: MakePipeline, fake_time: FakeClock
 ) -> None:
     with pytest.raises(GenerationError) as failure:
         await make_pipeline(base_url=unused_base_url()).answer(IN_KB)
@@ -162,7 +163,7 @@ async def test_connection_refused_is_retried_then_one_typed_error(
 async def test_a_permanent_fault_is_not_retried_and_the_next_ask_calls_the_model_again(
     openai_server: FakeOpenAIServer,
     make_pipeline: MakePipeline,
-    fake_time: FakeTime,
+    fake_time: FakeClock,
     fault: Step,
     reason: str,
 ) -> None:
@@ -178,7 +179,7 @@ async def test_a_permanent_fault_is_not_retried_and_the_next_ask_calls_the_model
 
 
 async def test_waits_are_capped_and_none_is_started_that_would_cross_the_deadline(
-    openai_server: FakeOpenAIServer, make_pipeline: MakePipeline, fake_time: FakeTime
+    openai_server: FakeOpenAIServer, make_pipeline: MakePipeline, fake_time: FakeClock
 ) -> None:
     openai_server.script(*[HttpError(429, retry_after="3600")] * ATTEMPTS)
     with pytest.raises(GenerationError) as failure:

@@ -19,6 +19,7 @@ from bot.review.records import Decision
 from bot.review.state import ReviewState
 from bot.root.services import redis_client
 from rag import GuardedRedis
+from tests.fakes.clock import FakeClock
 from tests.fakes.redis_server import OwnRedis, free_port
 
 TWIN = (event_key("Ev1"), message_key("C1", "1.0001"))
@@ -85,13 +86,13 @@ async def test_a_retry_after_redis_restarted_empty_is_not_answered_again(
 async def test_dedupe_uses_redis_again_once_it_is_back(
     own_redis: OwnRedis, live_redis: GuardedRedis
 ) -> None:
-    now = [0.0]
-    shared = GuardedRedis(live_redis.client, clock=lambda: now[0])
+    clock = FakeClock(0.0)
+    shared = GuardedRedis(live_redis.client, clock=clock)
     dedupe = Dedupe(shared, prefix="rel:dedupe:")
     own_redis.kill()
     assert await dedupe.claim(event_key("Ev4"), message_key("C1", "1.0004"))
     own_redis.start()
-    now[0] += shared.breaker.cooldown_seconds  # the breaker lets one call probe Redis again
+    clock.advance(shared.breaker.cooldown_seconds)  # the breaker lets one call probe Redis again
     assert await dedupe.claim(event_key("Ev5"), message_key("C1", "1.0005"))
     other_process = Dedupe(live_redis, prefix="rel:dedupe:")
     assert not await other_process.claim(event_key("Ev5"), message_key("C1", "1.0005"))

@@ -1,7 +1,7 @@
 """Drive the real bot like Slack does: signed HTTP requests in, the fake Web API watching out.
 
 :func:`compose` builds the app with the function ``python -m bot`` calls
-(:func:`bot.root.run.compose`: settings read from an environment mapping — :func:`bot_env`:
+(:func:`bot.root.compose.compose`: settings read from an environment mapping — :func:`bot_env`:
 HTTP mode, ``SLACK_API_URL`` at a :class:`~tests.fakes.slack_api.FakeSlackApi` —, Redis client,
 reviewed answers, pipeline, question records, web app) and serves it on a free 127.0.0.1 port.
 A test may hand it a pipeline (:func:`hashing_pipeline`: the sample docs/ with test-speed
@@ -36,7 +36,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from bot.feishu.retry import ApiRetry
 from bot.records import Background
-from bot.root import run as root
+from bot.root import compose as root
 from bot.root.services import ClosablePipeline, Seams
 from bot.slack.client import RateLimitRetry
 from bot.slack.server import BOLT
@@ -281,7 +281,7 @@ async def compose(
     records: Background | None = None,
 ) -> AsyncIterator[Served]:
     """The app ``python -m bot`` runs, composed from ``env`` by the same function
-    (:func:`bot.root.run.compose`), served on a free port.
+    (:func:`bot.root.compose.compose`), served on a free port.
 
     The seams are the root's (:class:`bot.root.services.Seams`): the pipeline (``pipeline``),
     the review desk (``with_review``), the question records (``records``; by default the

@@ -23,12 +23,13 @@ import pytest
 from langchain_core.embeddings import Embeddings
 from redis.asyncio import Redis
 
-from rag import guarded, serve_pipeline
+from rag import serve_pipeline
 from rag.reviewed.answers import ReviewedAnswers
 from rag.search.embeddings import HashingEmbeddings
 from rag.serving.coordination import PREFIX
 from rag.serving.refresh import index_builder
 from rag.settings import Settings, secret
+from rag.storage.redis_guard import guarded
 from tests.fakes.slack_api import FakeSlackApi
 from tests.scenarios.harness import (
     CHANNEL,

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.courtesy import courtesy_reply
 from bot.records import Background
 from rag.cli import main
+from rag.messages import refusal_text
 from rag.report.store import FileRecords
 from rag.search.index import Index
 from tests.fakes.chat_model import ScriptedChatModel
@@ -47,6 +49,35 @@ async def test_a_refused_question_asked_twice_is_in_the_report_with_its_count(
     assert report["unanswered"][0]["count"] == 2
     stored = (tmp_path / "records" / "questions.jsonl").read_text(encoding="utf-8")
     assert IN_KB not in stored  # answered texts are kept only with LOG_QUESTIONS
+
+
+async def test_greetings_and_thanks_get_a_courteous_line_and_are_not_unanswered(
+    slack_api: FakeSlackApi,
+    docs_index: Index,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    records = Background(FileRecords(tmp_path, retention_days=30))
+    async with start_bot(slack_api, index=docs_index, records=records) as bot:
+        for greeting in ("hello", "你好", "thanks"):
+            await bot.send(envelope(mention(greeting)))
+        await bot.send(envelope(mention(OUT_OF_KB)))
+        await bot.idle()
+    replies = [m.text for m in slack_api.messages]
+    assert courtesy_reply("greeting", "en") in replies
+    assert courtesy_reply("greeting", "zh") in replies
+    assert courtesy_reply("thanks", "en") in replies
+    assert sum(refusal_text("zh") in text or refusal_text("en") in text for text in replies) == 1
+
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    monkeypatch.setenv("INDEX_DIR", str(tmp_path))
+    monkeypatch.setenv("EMBEDDINGS", "none")
+    monkeypatch.chdir(tmp_path)
+    assert await asyncio.to_thread(main, ["report", "--json", "--since", "1h"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["totals"]["asked"] == 1  # the greetings asked nothing
+    assert [group["question"] for group in report["unanswered"]] == [OUT_OF_KB]
 
 
 async def test_a_feishu_review_decision_is_in_the_report_beside_slacks(

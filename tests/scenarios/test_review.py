@@ -102,7 +102,9 @@ async def test_unverified_draft_goes_to_reviewers_not_to_the_asker(
     assert listed["text"]["text"] == f"> {draft}\n• {problem}"
     assert "levels.md" in shown
     assert "—" in shown  # each source with its score
-    assert "Approve" in shown or "批准并发送" in shown
+    # the question is Chinese, so is the card: its buttons say 批准并发送, never "Approve"
+    assert "批准并发送" in shown
+    assert "Approve" not in shown
     assert not any(draft in everything(m) for m in slack_api.in_channel(ASK_CHANNEL))
 
 
@@ -273,7 +275,10 @@ async def test_the_same_question_after_approval_gets_the_reviewed_answer_without
     )
     reply = next(m for m in thread(slack_api, asked) if "四个级别" in everything(m))
     assert f"<@{REVIEWER}>" in everything(reply)
-    assert "levels.md" in everything(reply) or "课程体系" in everything(reply)
+    # the reviewed answer keeps its source: the button named by the document's title, its
+    # value pointing at the passage
+    assert '"text": "[1] 课程体系' in everything(reply)
+    assert "courses/levels.md#" in everything(reply)
     assert bot.model.calls == calls
     assert len(slack_api.in_channel(REVIEW_CHANNEL)) == 1
 

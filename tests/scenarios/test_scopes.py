@@ -1,4 +1,4 @@
-"""Who sees what, over signed HTTP into the real app (``bot.root.run.compose``) with a SCOPES_FILE.
+"""Who sees what, over signed HTTP into the real app (``compose``) with a SCOPES_FILE.
 
 The sample docs/ hold HR documents under ``hr/``; the scopes file gives them to the HR channel
 and the HR lead's DMs only. Every other place gets ``public`` (the top-level documents and

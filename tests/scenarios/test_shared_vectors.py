@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from redis.asyncio import Redis
 
-from rag import guarded
 from rag.ingest.loaders import load_folder
 from rag.ingest.splitter import Splitter
 from rag.search.embeddings import HashingEmbeddings
 from rag.serving.refresh import index_builder
 from rag.serving.shared_vectors import SharedVectors
+from rag.storage.redis_guard import guarded
 from tests.fakes.redis_server import OwnRedis
 from tests.fakes.slack_api import FakeSlackApi
 from tests.scenarios.harness import DOCS, RunningBot

@@ -20,7 +20,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.ports import Card
 from bot.review.desk import DeliveryFailed, ReviewDesk
-from bot.review.records import Ticket, TicketError, Verdict
+from bot.review.records import ReviewOutcome, Ticket, TicketError
 from bot.review.texts import texts_for
 from bot.slack.errors import after_ack
 from bot.slack.listeners import home
@@ -86,7 +86,12 @@ async def _start(ack: Ack, body: Body, client: AsyncWebClient, desk: ReviewDesk)
 
 
 async def _decide(
-    click: Click, client: AsyncWebClient, desk: ReviewDesk, verdict: Verdict, *, use_draft: bool
+    click: Click,
+    client: AsyncWebClient,
+    desk: ReviewDesk,
+    verdict: ReviewOutcome,
+    *,
+    use_draft: bool,
 ) -> None:
     question, draft = await desk.contents(click.ticket, click.card)
     texts = texts_for(question)

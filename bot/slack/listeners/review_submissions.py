@@ -14,7 +14,7 @@ from typing import Any
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.review.desk import DeliveryFailed, ReviewDesk
-from bot.review.records import TicketError, Verdict
+from bot.review.records import ReviewOutcome, TicketError
 from bot.review.texts import texts_for
 from bot.slack.review_cards import REASON_INPUT, SAVE_INPUT, TEXT_INPUT, read_back
 from bot.slack.review_modals import checked, from_metadata, submitted
@@ -27,7 +27,12 @@ Body = dict[str, Any]
 
 
 async def _submitted(
-    ack: Ack, body: Body, client: AsyncWebClient, view: Body, desk: ReviewDesk, verdict: Verdict
+    ack: Ack,
+    body: Body,
+    client: AsyncWebClient,
+    view: Body,
+    desk: ReviewDesk,
+    verdict: ReviewOutcome,
 ) -> None:
     user = str(body["user"]["id"])
     values = (view.get("state") or {}).get("values") or {}

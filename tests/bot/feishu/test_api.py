@@ -9,6 +9,7 @@ import pytest
 
 from bot.feishu.api import FeishuApi
 from bot.feishu.retry import ApiRetry, ChatRate, FeishuApiError
+from tests.fakes.clock import FakeClock
 from tests.fakes.feishu_api import APP_ID, APP_SECRET, BOT_OPEN_ID, FakeFeishuApi
 
 CARD = {
@@ -26,14 +27,6 @@ class Waits:
         self.seconds.append(seconds)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 async def feishu() -> AsyncIterator[FakeFeishuApi]:
     async with FakeFeishuApi() as fake:
@@ -47,7 +40,10 @@ async def session() -> AsyncIterator[aiohttp.ClientSession]:
 
 
 def _api(
-    feishu: FakeFeishuApi, session: aiohttp.ClientSession, waits: Waits, clock: Clock | None = None
+    feishu: FakeFeishuApi,
+    session: aiohttp.ClientSession,
+    waits: Waits,
+    clock: FakeClock | None = None,
 ) -> FeishuApi:
     return FeishuApi(
         session,
@@ -55,8 +51,8 @@ def _api(
         app_id=APP_ID,
         app_secret=APP_SECRET,
         retry=ApiRetry(sleep=waits),
-        rate=ChatRate(sleep=waits, clock=clock or Clock()),
-        clock=clock or Clock(),
+        rate=ChatRate(sleep=waits, clock=clock or FakeClock()),
+        clock=clock or FakeClock(),
     )
 
 
@@ -73,7 +69,7 @@ async def test_the_token_is_fetched_once_and_renewed_before_it_expires(
     feishu: FakeFeishuApi, session: aiohttp.ClientSession
 ) -> None:
     feishu.token_expire = 7200
-    clock = Clock()
+    clock = FakeClock()
     api = _api(feishu, session, Waits(), clock)
     await api.bot_info()
     clock.now += 5000  # 2200 s left: more than Feishu's 30-minute renewal window
@@ -196,7 +192,7 @@ async def test_members_lists_open_ids(
 
 
 async def test_sends_to_one_chat_are_spaced_to_five_a_second() -> None:
-    clock = Clock()
+    clock = FakeClock()
     waits: list[float] = []
 
     async def sleep(seconds: float) -> None:

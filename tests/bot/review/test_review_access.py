@@ -6,6 +6,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.review.access import Members, Reviewers
 from bot.slack.review_board import SlackReviewBoard
+from tests.fakes.clock import FakeClock
 from tests.fakes.slack_api import BOT_TOKEN, FakeSlackApi
 
 
@@ -25,15 +26,15 @@ async def test_reviewers_list_decides_without_asking_slack(slack_api: FakeSlackA
 async def test_channel_members_are_read_once_and_then_again_after_the_ttl(
     slack_api: FakeSlackApi,
 ) -> None:
-    now = [0.0]
+    clock = FakeClock(0.0)
     slack_api.members["CREVIEW"] = ["UREV"]
-    access = Reviewers(members_of(slack_api, "CREVIEW"), None, ttl_seconds=60, clock=lambda: now[0])
+    access = Reviewers(members_of(slack_api, "CREVIEW"), None, ttl_seconds=60, clock=clock)
 
     assert await access.allows("UREV")
     assert not await access.allows("UNEW")
     slack_api.members["CREVIEW"] = ["UREV", "UNEW"]
     assert not await access.allows("UNEW")
-    now[0] = 61.0
+    clock.now = 61.0
 
     assert await access.allows("UNEW")
     assert len(slack_api.calls_to("conversations.members")) == 2
@@ -48,12 +49,12 @@ async def test_nobody_may_act_when_slack_cannot_list_the_members(
 
 
 async def test_last_known_members_answer_while_slack_fails(slack_api: FakeSlackApi) -> None:
-    now = [0.0]
+    clock = FakeClock(0.0)
     slack_api.members["CREVIEW"] = ["UREV"]
-    access = Reviewers(members_of(slack_api, "CREVIEW"), None, ttl_seconds=60, clock=lambda: now[0])
+    access = Reviewers(members_of(slack_api, "CREVIEW"), None, ttl_seconds=60, clock=clock)
     assert await access.allows("UREV")
     slack_api.fail("conversations.members", "ratelimited")
-    now[0] = 120.0
+    clock.now = 120.0
 
     assert await access.allows("UREV")
     assert not await access.allows("UOTHER")

@@ -18,6 +18,7 @@ from bot.review.records import Decision, OpenReview, RecordError, Ticket
 from bot.review.state import ReviewState
 from bot.slack.limits import BUTTON_VALUE
 from rag.problems import Problem
+from rag.storage.redis_guard import GuardedRedis
 
 TICKET = Ticket(
     review_id="r1",
@@ -53,7 +54,9 @@ LEGACY_DECISION = '{"verdict":"approved","reviewer":"UREVIEWER","at":1718000100.
 async def state(redis_url: str) -> AsyncIterator[tuple[ReviewState, Redis, str]]:
     prefix = f"test:records:{uuid.uuid4().hex}:"
     client = Redis.from_url(redis_url)
-    review_state = ReviewState(Redis.from_url(redis_url), prefix=prefix, owns_client=True)
+    review_state = ReviewState(
+        GuardedRedis(Redis.from_url(redis_url)), prefix=prefix, owns_client=True
+    )
     yield review_state, client, prefix
     keys = [key async for key in client.scan_iter(match=f"{prefix}*")]
     if keys:

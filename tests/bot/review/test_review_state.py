@@ -15,6 +15,7 @@ from bot.review.records import Decision, OpenReview, Ticket, TicketError
 from bot.review.state import ReviewState
 from bot.slack.limits import BUTTON_VALUE
 from rag import question_digest
+from rag.storage.redis_guard import GuardedRedis
 
 TICKET = Ticket(
     review_id="r1",
@@ -35,7 +36,9 @@ async def make_state(redis_url: str) -> AsyncIterator[Callable[[], ReviewState]]
     states: list[ReviewState] = []
 
     def make() -> ReviewState:
-        states.append(ReviewState(Redis.from_url(redis_url), prefix=prefix, owns_client=True))
+        states.append(
+            ReviewState(GuardedRedis(Redis.from_url(redis_url)), prefix=prefix, owns_client=True)
+        )
         return states[-1]
 
     yield make
@@ -123,7 +126,7 @@ async def test_without_redis_the_process_itself_is_exactly_once() -> None:
 
 
 async def test_unreachable_redis_falls_back_to_this_process() -> None:
-    state = ReviewState(Redis.from_url("redis://127.0.0.1:1/0"), owns_client=True)
+    state = ReviewState(GuardedRedis(Redis.from_url("redis://127.0.0.1:1/0")), owns_client=True)
 
     assert await state.claim("r1", decision("UALICE")) is None
     assert await state.claim("r1", decision("UBOB")) == decision("UALICE")

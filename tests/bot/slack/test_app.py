@@ -15,7 +15,7 @@ from bot.dedupe import Dedupe
 from bot.slack.app import build_app
 from bot.slack.client import web_client
 from bot.slack.reply import SOURCE_ACTION_PREFIX
-from rag import Progress
+from rag import Language, Progress
 from rag.chunks import Chunk
 from rag.messages import model_failure_text
 from rag.results import Result
@@ -38,7 +38,12 @@ class _Answerer:
     index = _BrokenIndex()
 
     async def answer(
-        self, question: str, *, scope: str = "all", progress: Progress | None = None
+        self,
+        question: str,
+        *,
+        scope: str = "all",
+        progress: Progress | None = None,
+        language: Language | None = None,
     ) -> Result:
         raise AssertionError("not asked")
 

@@ -8,6 +8,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.client import RateLimitRetry, web_client
+from tests.fakes.clock import FakeClock
 from tests.fakes.slack_api import BOT_TOKEN, BOT_USER_ID, FakeSlackApi
 
 
@@ -99,8 +100,8 @@ async def test_injected_errors_are_count_limited(slack_api: FakeSlackApi) -> Non
 
 
 async def test_trigger_id_is_single_use_and_expires() -> None:
-    now = [0.0]
-    async with FakeSlackApi(trigger_ttl_seconds=3.0, clock=lambda: now[0]) as slack_api:
+    clock = FakeClock(0.0)
+    async with FakeSlackApi(trigger_ttl_seconds=3.0, clock=clock) as slack_api:
         client = _client(slack_api)
         view = {"type": "modal", "title": {"type": "plain_text", "text": "Source"}, "blocks": []}
         trigger = slack_api.new_trigger_id()
@@ -108,7 +109,7 @@ async def test_trigger_id_is_single_use_and_expires() -> None:
         with pytest.raises(SlackApiError) as used:
             await client.views_open(trigger_id=trigger, view=view)
         late = slack_api.new_trigger_id()
-        now[0] = 3.5
+        clock.now = 3.5
         with pytest.raises(SlackApiError) as expired:
             await client.views_open(trigger_id=late, view=view)
     assert used.value.response["error"] == "exchanged_trigger_id"

@@ -87,3 +87,13 @@ def test_the_block_fits_slack_and_only_a_down_vote_offers_the_form() -> None:
     assert view_problems(modal) == []
     assert modal["blocks"][0]["block_id"] == NOTE_BLOCK
     assert modal["blocks"][0]["optional"] is True
+
+
+def test_screen_readers_hear_the_buttons_in_the_askers_language() -> None:
+    for question, up, down in (
+        ("流利级的课程费是多少？", "回答有用", "回答有误或没用"),
+        ("How much is the fluent level?", "Good answer", "Wrong or unhelpful answer"),
+    ):
+        [buttons] = feedback_block(_answer(question), ANSWERED)["elements"]
+        assert buttons["positive_button"]["accessibility_label"] == up
+        assert buttons["negative_button"]["accessibility_label"] == down

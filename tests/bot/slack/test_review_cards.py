@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -65,8 +66,11 @@ def test_review_card_shows_asker_link_draft_problems_and_scored_sources() -> Non
     shown = all_text(blocks)
 
     assert block_problems(blocks) == []
-    for expected in ("<@UASKER>", "<#C0ASK>", "p1718000000000100", "编号 [7]", "0.812"):
+    for expected in ("<@UASKER>", "<#C0ASK>", "p1718000000000100", "编号 [7]", "相关度 0–100"):
         assert expected in shown
+    # the source's score 0.812 shown as a relevance out of 100, never the raw number
+    assert "— 79" in shown
+    assert "0.812" not in shown
     assert "退费 &amp; 转班" in shown
     assert read_back(blocks, "q") == QUESTION
     assert read_back(blocks, "d") == DRAFT
@@ -244,3 +248,27 @@ def test_a_card_slack_returns_escaped_still_reads_back_the_original() -> None:
             )
 
     assert read_back(blocks, "d") == draft
+
+
+def _labels(view: dict[str, Any]) -> list[str]:
+    """The texts a modal's chrome shows: title, buttons, input labels, checkbox options."""
+    labels = [view[key]["text"] for key in ("title", "submit", "close")]
+    for block in view["blocks"]:
+        if block["type"] == "input":
+            labels.append(block["label"]["text"])
+            labels += [o["text"]["text"] for o in block["element"].get("options", [])]
+    return labels
+
+
+@pytest.mark.parametrize("make", [edit_modal, reject_modal, answer_modal])
+def test_every_modal_label_is_in_the_reviewers_language(make: Any) -> None:
+    chinese = make("{}", question=QUESTION, **({} if make is answer_modal else {"draft": DRAFT}))
+    english = make(
+        "{}",
+        question="How do I expense a taxi?",
+        **({} if make is answer_modal else {"draft": "Taxis are reimbursed [1]."}),
+    )
+    assert chinese["close"]["text"] == "取消"
+    assert english["close"]["text"] == "Cancel"
+    assert all(re.search(r"[\u4e00-\u9fff]", label) for label in _labels(chinese)), _labels(chinese)
+    assert not any(re.search(r"[\u4e00-\u9fff]", label) for label in _labels(english))

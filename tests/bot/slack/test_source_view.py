@@ -47,3 +47,12 @@ def test_long_passages_stay_within_limits() -> None:
     message = source_message(1, _ref(huge), find(_ref(huge), huge, [huge]), "en")
     assert block_problems(message.blocks) == []
     assert len(message.text) <= 4000
+
+
+def test_the_clicker_sees_a_relevance_out_of_100_not_a_negative_score() -> None:
+    weak = decode(encode(Hit(A0, -0.59)))
+    assert weak is not None
+    message = source_message(1, weak, find(weak, A0, [A0, A1]), "zh")
+    fields = [field["text"] for block in message.blocks for field in block.get("fields", [])]
+    assert "*相关度*\n28/100" in fields
+    assert "-0.59" not in str(message.blocks)

@@ -20,7 +20,7 @@ from bot.slack.client import RateLimitRetry, web_client
 from bot.slack.incoming import Incoming
 from bot.slack.listeners.questions import answer_in_slack
 from bot.texts import UNVERIFIED, WORKING
-from rag import Progress
+from rag import Language, Progress
 from rag.chunks import Chunk
 from rag.messages import model_failure_text, refusal_text
 from rag.problems import Problem
@@ -58,7 +58,12 @@ class _Answerer:
         self.questions: list[str] = []
 
     async def answer(
-        self, question: str, *, scope: str = "all", progress: Progress | None = None
+        self,
+        question: str,
+        *,
+        scope: str = "all",
+        progress: Progress | None = None,
+        language: Language | None = None,
     ) -> Result:
         self.questions.append(question)
         if isinstance(self.result, Exception):

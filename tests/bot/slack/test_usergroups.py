@@ -5,6 +5,7 @@ from __future__ import annotations
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.usergroups import SlackUserGroups
+from tests.fakes.clock import FakeClock
 from tests.fakes.slack_api import BOT_TOKEN, FakeSlackApi
 
 GROUPS = frozenset({"S0FIN0001", "S0HR00001"})
@@ -24,13 +25,13 @@ async def test_a_user_is_in_the_groups_that_list_them(slack_api: FakeSlackApi) -
 
 
 async def test_members_are_read_again_after_the_ttl(slack_api: FakeSlackApi) -> None:
-    now = [0.0]
+    clock = FakeClock(0.0)
     slack_api.usergroups = {"S0FIN0001": []}
-    groups = SlackUserGroups(client_for(slack_api), ttl_seconds=300, clock=lambda: now[0])
+    groups = SlackUserGroups(client_for(slack_api), ttl_seconds=300, clock=clock)
     assert await groups.groups_of("U0NEW", frozenset({"S0FIN0001"})) == frozenset()
     slack_api.usergroups["S0FIN0001"] = ["U0NEW"]
     assert await groups.groups_of("U0NEW", frozenset({"S0FIN0001"})) == frozenset()
-    now[0] = 301.0
+    clock.now = 301.0
     assert await groups.groups_of("U0NEW", frozenset({"S0FIN0001"})) == {"S0FIN0001"}
 
 
@@ -40,10 +41,10 @@ async def test_an_unknown_group_grants_nothing(slack_api: FakeSlackApi) -> None:
 
 
 async def test_last_known_members_answer_while_slack_fails(slack_api: FakeSlackApi) -> None:
-    now = [0.0]
+    clock = FakeClock(0.0)
     slack_api.usergroups = {"S0FIN0001": ["U0FIN"]}
-    groups = SlackUserGroups(client_for(slack_api), ttl_seconds=300, clock=lambda: now[0])
+    groups = SlackUserGroups(client_for(slack_api), ttl_seconds=300, clock=clock)
     assert await groups.groups_of("U0FIN", frozenset({"S0FIN0001"})) == {"S0FIN0001"}
     slack_api.fail("usergroups.users.list", "fatal_error")
-    now[0] = 600.0
+    clock.now = 600.0
     assert await groups.groups_of("U0FIN", frozenset({"S0FIN0001"})) == {"S0FIN0001"}

@@ -10,13 +10,14 @@ from uuid import uuid4
 import pytest
 
 from rag.assemble import cache_from_settings, redis_from_settings
-from rag.cache.answers import AnswerCache, MemoryCache, cache_key
+from rag.cache.answers import AnswerCache, CachePolicy, MemoryCache, cache_key
 from rag.cache.redis_backend import RedisCache
 from rag.generate.llm import GenerationError
 from rag.questions import normalize_question, question_digest
 from rag.results import Answer
 from rag.settings import Settings
-from tests.rag.cache_fakes import CountingCompute, FakeClock, answer, refusal, unverified
+from tests.fakes.clock import FakeClock
+from tests.rag.cache_fakes import CountingCompute, answer, refusal, unverified
 
 # --- normalisation and keys -----------------------------------------------------------------
 
@@ -171,7 +172,7 @@ async def test_clear_forgets_everything_stored(cache: AnswerCache) -> None:
 
 async def test_memory_entries_expire_after_their_ttl_refusals_sooner() -> None:
     clock = FakeClock()
-    cache = MemoryCache(ttl_seconds=100, refusal_ttl_seconds=10, clock=clock)
+    cache = MemoryCache(policy=CachePolicy(ttl_seconds=100, refusal_ttl_seconds=10), clock=clock)
     answers, refusals = CountingCompute(answer()), CountingCompute(refusal())
     await cache.get_or_compute("v1:a", answers)
     await cache.get_or_compute("v1:r", refusals)
@@ -196,7 +197,17 @@ async def test_memory_cache_keeps_at_most_max_entries_dropping_the_oldest() -> N
 
 def test_invalid_ttl_is_refused_with_the_value() -> None:
     with pytest.raises(ValueError, match=r"refusal_ttl_seconds \(0\)"):
-        MemoryCache(refusal_ttl_seconds=0)
+        CachePolicy(refusal_ttl_seconds=0)
+
+
+async def test_the_caches_default_to_the_settings_ttls(redis_url: str) -> None:
+    defaults = Settings()
+    expected = CachePolicy(defaults.cache_ttl_seconds, defaults.refusal_ttl_seconds)
+    redis = RedisCache.from_url(redis_url, prefix="test:ttl:")
+    try:
+        assert MemoryCache().policy == redis.policy == expected
+    finally:
+        await redis.aclose()
 
 
 async def test_settings_without_redis_url_give_the_in_process_cache(redis_url: str) -> None:

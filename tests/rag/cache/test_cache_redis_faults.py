@@ -15,8 +15,9 @@ from redis.asyncio import Redis
 
 from rag.cache.redis_backend import RedisCache
 from rag.results import Result
+from tests.fakes.clock import FakeClock
 from tests.fakes.redis_server import OwnRedis, free_port
-from tests.rag.cache_fakes import CountingCompute, FakeClock, answer
+from tests.rag.cache_fakes import CountingCompute, answer
 
 KEY = "v1:question"
 

@@ -1,8 +1,8 @@
 """The claim rules' finer points, each pinned in the language(s) it applies to.
 
-Every test names a rule that was measured on the attrib-tune set (README, "Numbers"): it fails
-when the rule is lost, and its counterpart fails when the rule starts passing what it should
-flag.
+Every test names a rule that was measured on the attrib-tune set (bench/README.md, "Citation
+checker"): it fails when the rule is lost, and its counterpart fails when the rule starts
+passing what it should flag.
 """
 
 from __future__ import annotations

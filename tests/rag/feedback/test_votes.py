@@ -16,7 +16,7 @@ from rag.feedback.files import FileVotes
 from rag.feedback.votes import MemoryVotes, RedisVotes, VoteRecord, VoteStore, question_key
 from rag.report.records import question_key as report_key
 from rag.storage.retained import PRUNE_EVERY_SECONDS
-from tests.rag.cache_fakes import FakeClock
+from tests.fakes.clock import FakeClock
 
 QUESTION = "流利级的课程费是多少？"
 

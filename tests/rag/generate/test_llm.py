@@ -17,6 +17,7 @@ from rag.generate.llm import NO_API_KEY, GenerationError, Generator
 from rag.generate.prompt import build_messages
 from rag.generate.retry import RetryPolicy, default_backoff
 from rag.settings import Settings
+from tests.fakes.clock import FakeClock
 from tests.fakes.openai_server import (
     Delay,
     DropConnection,
@@ -34,28 +35,13 @@ MESSAGES = build_messages("流利级原价多少钱？", policy_hits())
 ANSWER = "流利级原价 4800 元[1]。"
 
 
-class FakeTime:
-    """A clock that only moves when the retry loop sleeps, and a sleep that records its waits."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.waits: list[float] = []
-
-    def clock(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.waits.append(seconds)
-        self.now += seconds
-
-
 @pytest.fixture
-def fake_time() -> FakeTime:
-    return FakeTime()
+def fake_time() -> FakeClock:
+    return FakeClock()
 
 
 def generator(
-    model: ChatOpenAI, fake_time: FakeTime, *, attempts: int = 4, deadline: float = 60.0
+    model: ChatOpenAI, fake_time: FakeClock, *, attempts: int = 4, deadline: float = 60.0
 ) -> Generator:
     policy = RetryPolicy(
         max_attempts=attempts,
@@ -69,7 +55,7 @@ def generator(
 
 
 async def test_rate_limit_then_success_waits_as_long_as_retry_after_says(
-    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeTime
+    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeClock
 ) -> None:
     openai_server.script(HttpError(429, retry_after="3"), ANSWER)
     text = await generator(chat_for_server(), fake_time).generate(MESSAGES)
@@ -79,7 +65,7 @@ async def test_rate_limit_then_success_waits_as_long_as_retry_after_says(
 
 
 async def test_rate_limit_without_retry_after_backs_off_exponentially(
-    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeTime
+    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeClock
 ) -> None:
     openai_server.script(HttpError(429), HttpError(429), ANSWER)
     assert await generator(chat_for_server(), fake_time).generate(MESSAGES) == ANSWER
@@ -88,7 +74,7 @@ async def test_rate_limit_without_retry_after_backs_off_exponentially(
 
 @pytest.mark.parametrize("status", [500, 502, 503])
 async def test_server_errors_are_retried(
-    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeTime, status: int
+    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeClock, status: int
 ) -> None:
     openai_server.script(HttpError(status), ANSWER)
     assert await generator(chat_for_server(), fake_time).generate(MESSAGES) == ANSWER
@@ -96,7 +82,7 @@ async def test_server_errors_are_retried(
 
 
 async def test_timeouts_and_dropped_connections_are_retried(
-    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeTime
+    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeClock
 ) -> None:
     openai_server.script(Delay(2.0), DropConnection(), ANSWER)
     text = await generator(chat_for_server(timeout=0.2), fake_time).generate(MESSAGES)
@@ -106,7 +92,7 @@ async def test_timeouts_and_dropped_connections_are_retried(
 
 
 async def test_connection_refused_is_retried_then_fails_with_one_error(
-    chat_for_server: MakeChat, fake_time: FakeTime
+    chat_for_server: MakeChat, fake_time: FakeClock
 ) -> None:
     model = chat_for_server(base_url=unused_base_url())
     with pytest.raises(GenerationError) as raised:
@@ -119,7 +105,7 @@ async def test_connection_refused_is_retried_then_fails_with_one_error(
 
 @pytest.mark.parametrize("status", [400, 403, 404, 422])
 async def test_request_errors_are_not_retried(
-    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeTime, status: int
+    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeClock, status: int
 ) -> None:
     openai_server.script(HttpError(status), ANSWER)
     with pytest.raises(GenerationError) as raised:
@@ -131,7 +117,7 @@ async def test_request_errors_are_not_retried(
 
 
 async def test_a_wrong_api_key_is_not_retried(
-    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeTime
+    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeClock
 ) -> None:
     model = chat_for_server(api_key="sk-wrong")
     with pytest.raises(GenerationError) as raised:
@@ -142,7 +128,7 @@ async def test_a_wrong_api_key_is_not_retried(
 
 
 async def test_exhausted_attempts_raise_one_error_with_the_attempt_count(
-    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeTime
+    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeClock
 ) -> None:
     openai_server.script(*[HttpError(503)] * 4, ANSWER)
     with pytest.raises(GenerationError) as raised:
@@ -158,7 +144,7 @@ async def test_exhausted_attempts_raise_one_error_with_the_attempt_count(
 
 
 async def test_no_wait_is_started_that_would_cross_the_deadline(
-    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeTime
+    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeClock
 ) -> None:
     openai_server.script(*[HttpError(429, retry_after="3")] * 3, ANSWER)
     with pytest.raises(GenerationError) as raised:
@@ -182,7 +168,7 @@ async def test_the_deadline_also_cuts_an_attempt_that_hangs(
 async def test_retry_after_is_capped(
     openai_server: FakeOpenAIServer,
     chat_for_server: MakeChat,
-    fake_time: FakeTime,
+    fake_time: FakeClock,
     retry_after: str,
 ) -> None:
     openai_server.script(HttpError(429, retry_after=retry_after), ANSWER)
@@ -191,7 +177,7 @@ async def test_retry_after_is_capped(
 
 
 async def test_an_empty_reply_is_retried_unless_the_model_said_why(
-    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeTime
+    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeClock
 ) -> None:
     openai_server.script("", ANSWER, Reply("", finish_reason="content_filter"))
     model = generator(chat_for_server(), fake_time)
@@ -203,7 +189,7 @@ async def test_an_empty_reply_is_retried_unless_the_model_said_why(
 
 
 async def test_a_malformed_body_is_not_retried(
-    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeTime
+    openai_server: FakeOpenAIServer, chat_for_server: MakeChat, fake_time: FakeClock
 ) -> None:
     openai_server.script(MalformedJson(), ANSWER)
     with pytest.raises(GenerationError) as raised:
@@ -214,7 +200,7 @@ async def test_a_malformed_body_is_not_retried(
 async def test_each_retry_is_logged_with_reason_attempt_and_wait(
     openai_server: FakeOpenAIServer,
     chat_for_server: MakeChat,
-    fake_time: FakeTime,
+    fake_time: FakeClock,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     openai_server.script(HttpError(429, retry_after="3"), HttpError(502), ANSWER)

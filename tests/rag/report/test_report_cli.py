@@ -6,6 +6,7 @@ import asyncio
 import csv
 import io
 import json
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -191,14 +192,21 @@ def test_without_redis_the_votes_come_from_index_dir(
 
 
 def test_errors_are_one_clear_line(
-    env: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    env: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     assert main(["report", "--since", "a week"]) == 2
     assert capsys.readouterr().err.strip().splitlines() == [
         "citebot: --since 'a week' is not a period; use a number and a unit: 30m, 24h, 7d or 2w"
     ]
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")
-    assert main(["report"]) == 2
+    with caplog.at_level(logging.DEBUG):
+        assert main(["report"]) == 2
     error = capsys.readouterr().err.strip().splitlines()
     assert len(error) == 1
     assert error[0].startswith("citebot: cannot read the question records from Redis")
+    assert "ConnectionError: " in error[0]  # what failed, not only the guard's exception name
+    # nor a second line from the guarded client ("continuing without it": a report doesn't)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]

@@ -18,7 +18,10 @@ from typing import Any
 import pytest
 
 from rag.cli import main
+from rag.report.page import render_page
 from rag.report.store import record_store
+from rag.report.summary import build_report
+from tests.rag.report.records_factory import DAY, NOW, asked
 from tests.rag.report.test_report_cli import env, keep
 
 __all__ = ["env"]
@@ -97,3 +100,39 @@ def test_html_renders_in_headless_chromium_with_the_json_numbers(
     shot = (tmp_path / "shot.png").read_bytes()
     assert shot.startswith(b"\x89PNG")
     assert len(shot) > 20_000  # charts and text drawn, not a blank page
+
+
+def _cjk_font_installed() -> bool:
+    fc_list = shutil.which("fc-list")
+    if fc_list is None:
+        return False
+    listed = subprocess.run([fc_list, ":lang=zh"], capture_output=True, text=True, check=False)
+    return bool(listed.stdout.strip())
+
+
+def _shot(question: str, tmp_path: Path, name: str) -> bytes:
+    report = build_report(
+        [asked(question)],
+        [],
+        since=NOW - DAY,
+        until=NOW,
+        where="test",
+        documents=None,
+        embeddings=None,
+        votes=[],
+    )
+    (tmp_path / f"{name}.html").write_text(render_page(report), encoding="utf-8")
+    page = (tmp_path / f"{name}.html").as_uri()
+    chromium(f"--screenshot={name}.png", "--window-size=1000,1800", page, cwd=tmp_path)
+    return (tmp_path / f"{name}.png").read_bytes()
+
+
+@pytest.mark.skipif(not _cjk_font_installed(), reason="no CJK font (scripts/test installs one)")
+def test_a_chinese_question_is_drawn_in_glyphs_not_boxes(tmp_path: Path) -> None:
+    """Two pages that differ only in which Chinese characters the question has: drawn with a
+    CJK font they look different; drawn as missing-glyph boxes ("tofu") they are the same."""
+    # The check itself: characters no font has are boxes, and two such pages are identical.
+    assert _shot("\ue000" * 8, tmp_path, "pua-a") == _shot("\ue001" * 8, tmp_path, "pua-b")
+    assert _shot("退费怎么计算才合理", tmp_path, "zh-a") != _shot(
+        "年假一共能休几天呢", tmp_path, "zh-b"
+    )

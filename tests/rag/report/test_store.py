@@ -12,15 +12,8 @@ from redis.asyncio import Redis
 
 from rag.report.records import ReviewRecord
 from rag.report.store import FileRecords, RecordStore, RedisRecords
+from tests.fakes.clock import FakeClock
 from tests.rag.report.records_factory import DAY, NOW, asked
-
-
-class Clock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
@@ -34,7 +27,7 @@ async def redis(redis_url: str) -> AsyncIterator[tuple[Redis, str]]:
     await client.aclose()
 
 
-def stores(tmp_path: Path, redis: tuple[Redis, str], clock: Clock) -> list[RecordStore]:
+def stores(tmp_path: Path, redis: tuple[Redis, str], clock: FakeClock) -> list[RecordStore]:
     client, prefix = redis
     return [
         FileRecords(tmp_path, retention_days=2, clock=clock),
@@ -45,7 +38,7 @@ def stores(tmp_path: Path, redis: tuple[Redis, str], clock: Clock) -> list[Recor
 async def test_records_are_read_back_in_both_stores_identical_ones_counted_twice(
     tmp_path: Path, redis: tuple[Redis, str]
 ) -> None:
-    clock = Clock(NOW)
+    clock = FakeClock(NOW)
     for store in stores(tmp_path, redis, clock):
         await store.add_question(asked("火星上的天气怎么样？", at=NOW - 10))
         await store.add_question(asked("火星上的天气怎么样？", at=NOW - 10))
@@ -60,7 +53,7 @@ async def test_records_are_read_back_in_both_stores_identical_ones_counted_twice
 async def test_nothing_older_than_the_retention_is_kept(
     tmp_path: Path, redis: tuple[Redis, str]
 ) -> None:
-    clock = Clock(NOW)
+    clock = FakeClock(NOW)
     for store in stores(tmp_path, redis, clock):
         await store.add_question(asked("old", at=NOW - 3 * DAY))
         await store.add_question(asked("recent", at=NOW - DAY))
@@ -73,7 +66,7 @@ async def test_nothing_older_than_the_retention_is_kept(
 
 
 async def test_a_damaged_line_is_skipped_not_fatal(tmp_path: Path) -> None:
-    store = FileRecords(tmp_path, retention_days=30, clock=Clock(NOW))
+    store = FileRecords(tmp_path, retention_days=30, clock=FakeClock(NOW))
     await store.add_question(asked("第一个", at=NOW - 5))
     with (tmp_path / "records" / "questions.jsonl").open("a", encoding="utf-8") as file:
         file.write('{"at": "broken\n')
@@ -82,7 +75,7 @@ async def test_a_damaged_line_is_skipped_not_fatal(tmp_path: Path) -> None:
 
 
 async def test_processes_appending_at_once_lose_nothing(tmp_path: Path) -> None:
-    writers = [FileRecords(tmp_path, retention_days=30, clock=Clock(NOW)) for _ in range(4)]
+    writers = [FileRecords(tmp_path, retention_days=30, clock=FakeClock(NOW)) for _ in range(4)]
     await asyncio.gather(
         *(
             w.add_question(asked(f"q{i}-{n}", at=NOW - 1))

@@ -20,6 +20,7 @@ from rag.reviewed.answers import (
     sources_of,
 )
 from rag.storage.redis_guard import GuardedRedis
+from tests.fakes.clock import FakeClock
 
 AT = datetime(2026, 12, 3, 9, 30, tzinfo=UTC)
 LEVELS = Chunk("courses/levels.md", "口语课共分四个级别，每个级别 16 课时。", 0, ("课程级别",))
@@ -153,13 +154,13 @@ async def test_records_of_another_format_version_are_ignored() -> None:
 
 
 async def test_answer_expires_after_its_ttl() -> None:
-    now = [1000.0]
-    reviewed = ReviewedAnswers(MemoryStore(clock=lambda: now[0]), ttl_seconds=60)
+    clock = FakeClock(1000.0)
+    reviewed = ReviewedAnswers(MemoryStore(clock=clock), ttl_seconds=60)
     await approve(reviewed, "口语课共四级[1]。")
     index = FakeIndex(LEVELS, REFUND, HR)
     assert await reviewed.lookup("口语课有几级？", scope="all", index=index) is not None
 
-    now[0] += 61
+    clock.advance(61)
 
     assert await reviewed.lookup("口语课有几级？", scope="all", index=index) is None
 
@@ -190,8 +191,8 @@ def test_question_normalisation_ignores_width_case_space_and_final_punctuation()
 
 
 async def test_an_open_breaker_on_the_shared_client_skips_redis_without_waiting() -> None:
-    now = [0.0]
-    shared = GuardedRedis.from_url("redis://127.0.0.1:1/0", clock=lambda: now[0])
+    clock = FakeClock(0.0)
+    shared = GuardedRedis.from_url("redis://127.0.0.1:1/0", clock=clock)
     reviewed = ReviewedAnswers(RedisStore(shared, owns_client=True))
     assert not await reviewed.is_rejected("q", scope="all", draft="d")  # fails: breaker opens
     assert shared.breaker.down

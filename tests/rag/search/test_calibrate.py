@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -72,11 +73,27 @@ def test_dry_run_writes_nothing(team: Path) -> None:
     assert not (team / "index" / CALIBRATION_FILE).exists()
 
 
-def test_plot_is_drawn_or_explained(team: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_plot_is_drawn(team: Path, capsys: pytest.CaptureFixture[str]) -> None:
     questions = write_questions(team / "questions.jsonl", QUESTIONS)
     plot = team / "scores.png"
     assert main(["calibrate", "--questions", str(questions), "--plot", str(plot)]) == 0
-    assert plot.exists() or "--plot needs matplotlib" in capsys.readouterr().out
+    assert plot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    assert f"plot written to {plot}" in capsys.readouterr().out
+
+
+def test_plot_without_matplotlib_is_explained(
+    team: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # matplotlib is a dependency, but an install without it must still calibrate.
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    questions = write_questions(team / "questions.jsonl", QUESTIONS)
+    plot = team / "scores.png"
+    assert main(["calibrate", "--questions", str(questions), "--plot", str(plot)]) == 0
+    assert not plot.exists()
+    out = capsys.readouterr().out
+    assert "--plot needs matplotlib" in out
+    assert "threshold maximising the F1 of refusing" in out
 
 
 def test_needs_questions_of_both_kinds(team: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,16 +28,9 @@ from rag.serving.refresh import (
     lexical_build,
     vectors_missing,
 )
+from tests.fakes.clock import FakeClock
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
@@ -47,7 +40,7 @@ def docs(tmp_path: Path) -> Path:
     return folder
 
 
-def serving(docs: Path, index_dir: Path, **extra: Any) -> tuple[LivePipeline, Refresher, Clock]:
+def serving(docs: Path, index_dir: Path, **extra: Any) -> tuple[LivePipeline, Refresher, FakeClock]:
     build = index_builder(docs, index_dir, embeddings=HashingEmbeddings(), min_score=None)
     rebuild = extra.pop("build", build)
     known = fingerprint(docs)
@@ -60,7 +53,7 @@ def serving(docs: Path, index_dir: Path, **extra: Any) -> tuple[LivePipeline, Re
         min_score=built.index.min_score if fixed is None else fixed,
     )
     live = LivePipeline(pipeline, fixed_min_score=fixed)
-    clock = Clock()
+    clock = FakeClock(0.0)
     options: dict[str, Any] = {
         "docs_dir": docs,
         "refresh_seconds": 60,

@@ -15,14 +15,7 @@ from rag.search.embeddings import HashingEmbeddings
 from rag.serving.shared_vectors import SharedVectors, decode, encode
 from rag.serving.sharing import LoopBridge, SharedEmbeddings
 from rag.storage.redis_guard import GuardedRedis
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.fakes.clock import FakeClock
 
 
 class Counting(HashingEmbeddings):
@@ -45,7 +38,7 @@ async def redis(redis_url: str) -> AsyncIterator[GuardedRedis]:
 @pytest.fixture
 async def store(redis: GuardedRedis) -> AsyncIterator[SharedVectors]:
     # An embedder identity of the test's own: its keys touch nothing else in the database.
-    shared = SharedVectors(redis, f"test-{uuid.uuid4().hex}", clock=Clock())
+    shared = SharedVectors(redis, f"test-{uuid.uuid4().hex}", clock=FakeClock())
     yield shared
     await redis.client.delete(shared.key, shared.used_key)
 
@@ -79,7 +72,7 @@ async def test_a_replaced_vector_is_pruned_once_no_build_used_it_for_a_while(
     store: SharedVectors,
 ) -> None:
     clock = store.clock
-    assert isinstance(clock, Clock)
+    assert isinstance(clock, FakeClock)
     await store.publish({"old": encode(vector(1)), "kept": encode(vector(2))})
 
     clock.now += 60  # a change replaced "old"; a machine whose documents lag may still need it
@@ -96,7 +89,7 @@ async def test_a_replaced_vector_is_pruned_once_no_build_used_it_for_a_while(
 
 async def test_a_lagging_machine_that_still_uses_a_vector_keeps_it(store: SharedVectors) -> None:
     clock = store.clock
-    assert isinstance(clock, Clock)
+    assert isinstance(clock, FakeClock)
     await store.publish({"old": encode(vector(1))})
     clock.now += store.keep_replaced_seconds - 1
     await store.publish({"old": encode(vector(1))})  # rebuilt from documents not yet pulled

@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from rag.storage.redis_guard import Breaker
-from tests.rag.cache_fakes import FakeClock
+from tests.fakes.clock import FakeClock
 
 
 def test_after_a_failure_callers_skip_until_the_cooldown_then_one_probes() -> None:
