@@ -160,6 +160,9 @@ def _run_many(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     try:
         verdicts = asyncio.run(_ask_many(questions, args.out, settings, scope, scopes))
+    except (FileNotFoundError, NotADirectoryError) as error:  # DOCS_DIR: says what to set
+        print(f"citebot: {error}", file=sys.stderr)
+        return 2
     except BuildStopped as stopped:
         print(
             f"citebot: stopped before answering: {kept_text(stopped, again='run it again')}",
@@ -191,6 +194,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     try:
         result = asyncio.run(_ask(question, settings, scope, scopes))
+    except (FileNotFoundError, NotADirectoryError) as error:  # DOCS_DIR: says what to set
+        print(f"citebot: {error}", file=sys.stderr)
+        return 2
     except BuildStopped as stopped:
         print(
             f"citebot: stopped before answering: {kept_text(stopped, again='ask again')}",

@@ -118,3 +118,18 @@ def test_rag_ask_embedding_a_few_passages_stops_on_ctrl_c_without_a_traceback(
     assert f"stopped before answering: kept {BATCH} of " in err
     assert "ask again to resume" in err
     assert "Traceback" not in err
+
+
+def test_rag_ask_on_a_missing_folder_says_what_to_set_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = Settings.from_env(
+        {"DOCS_DIR": str(tmp_path / "nowhere"), "INDEX_DIR": str(tmp_path / "index")}
+    )
+    args = argparse.Namespace(question="年假有几天？", json=False, questions=None, scope=None)
+    assert ask_cli.run(args, settings) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        f"citebot: DOCS_DIR {tmp_path / 'nowhere'} does not exist; "
+        "set DOCS_DIR to the folder holding your documents"
+    ]
