@@ -2,7 +2,8 @@
 
 Index size and version (and, for a bot that follows DOCS_DIR, the index's age, documents,
 whether it answers lexically while dense vectors are computed and how far that is, the last
-refresh and its outcome with any skipped files), the scopes file's version, whether Redis
+refresh and its outcome with any skipped files), the scopes file's version, each synced wiki's
+last sync (when, what changed, what failed and why), whether Redis
 answers (the bot still works
 without it, degraded to one process), the chat model mode. Nothing secret and no document
 text: the model *mode* (``extractive`` or ``openai-compatible:<model>``) but never the base URL
@@ -45,9 +46,11 @@ def health_handler(
     mode: str,
     scopes_version: str | None = None,
     details: Callable[[], dict[str, Any]] | None = None,
+    sources: Callable[[], list[dict[str, Any]]] | None = None,
 ) -> Callable[[web.Request], Awaitable[web.Response]]:
     """``scopes_version``: the running SCOPES_FILE's version (``None``: no file, all see all);
-    ``details``: what the served index says about itself (mode, backfill, last refresh)."""
+    ``details``: what the served index says about itself (mode, backfill, last refresh);
+    ``sources``: each SOURCES_FILE source's last sync and its errors (``None``: no sync)."""
     scopes = "not configured" if scopes_version is None else {"version": scopes_version}
 
     async def healthz(request: web.Request) -> web.Response:
@@ -64,6 +67,7 @@ def health_handler(
                 "redis": redis_now,
                 "chat_model": chat_model,
                 "scopes": scopes,
+                "sources": "not configured" if sources is None else sources(),
                 "uptime_seconds": round(time.monotonic() - STARTED),
             }
         )

@@ -15,8 +15,9 @@ The path of a question, one sub-package per stage::
 
 Beside the path: ``serving/`` keeps a pipeline live in a long-running process (the served
 index, refresh, background builds, coordination and shared vectors between processes);
-``storage/`` is what every part that keeps something outside the process stands on (the guarded
-Redis client, versioned records, JSON lines kept for RETENTION_DAYS). Every error of ours is a
+``sync/`` copies the SOURCES_FILE wikis (Confluence, Feishu) into DOCS_DIR; ``storage/`` is
+what every part that keeps something outside the process stands on (the guarded Redis client,
+versioned records, JSON lines kept for RETENTION_DAYS). Every error of ours is a
 :class:`CitebotError` (``rag/errors.py`` draws the tree).
 
 The edges (``bot/``, ``python -m rag``) import what they need from this module only. Names are
@@ -215,6 +216,12 @@ if TYPE_CHECKING:
     from rag.storage.redis_guard import (
         RedisUnavailable as RedisUnavailable,
     )
+    from rag.sync.sources_file import (
+        SourcesFile as SourcesFile,
+    )
+    from rag.sync.sources_file import (
+        read_sources as read_sources,
+    )
 
 _HOME = {
     "build_pipeline": "rag.assemble",
@@ -279,6 +286,8 @@ _HOME = {
     "SettingsError": "rag.settings",
     "flag": "rag.settings",
     "secret": "rag.settings",
+    "SourcesFile": "rag.sync.sources_file",
+    "read_sources": "rag.sync.sources_file",
 }
 
 __all__ = sorted(_HOME)

@@ -5,7 +5,8 @@ beside this root. What goes wrong, and who turns it into a sentence::
 
     CitebotError
     ├── SettingsError (ValueError)        rag.settings: a setting the program cannot use
-    │   └── ScopesFileError               rag.scopes.file: SCOPES_FILE, ``file:line: why``
+    │   ├── ScopesFileError               rag.scopes.file: SCOPES_FILE, ``file:line: why``
+    │   └── SourcesFileError              rag.sync.sources_file: SOURCES_FILE, one line
     ├── UnknownScope (ValueError)         rag.scopes.sets: a scope the scopes file doesn't define
     ├── DocumentError                     rag.ingest.documents: a file that can't become passages
     ├── UndecodableText (ValueError)      rag.ingest.encodings: neither UTF-8 nor GB18030
@@ -21,6 +22,11 @@ beside this root. What goes wrong, and who turns it into a sentence::
     ├── CheckEvalInputError (ValueError)  rag.cli.check_eval: a checker record off format
     ├── BadQuestions (ValueError)         rag.cli.batch: a questions file line off format
     ├── ReportError                       rag.cli.report: why the report can't be made
+    ├── SourceError                       rag.sync.source: a wiki page that can't be fetched now
+    │   ├── Gone                          deleted or moved away: its copy is removed
+    │   └── Forbidden                     no longer readable with these credentials: removed
+    ├── HttpError                         rag.sync.http: a wiki API answered with an error
+    ├── SyncBusy                          rag.sync.sync_all: another sync of this INDEX_DIR runs
     ├── IndexUnavailable                  bot.root.services: the index can't be opened or built
     ├── TicketError (ValueError)          bot.review.records: a button value not ours
     ├── RecordError (ValueError)          bot.review.records: a stored decision we can't read

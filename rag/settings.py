@@ -207,6 +207,11 @@ class Settings(EdgeSettings):
     """SCOPES_FILE: who may see which documents (:mod:`rag.scopes.file`); ``None``: everyone."""
     refresh_seconds: Annotated[float, number("REFRESH_SECONDS", 60.0, minimum=0.0)] = 60.0
     """How often a running bot scans DOCS_DIR for changes; 0 turns the scan off."""
+    sources_file: Path | None = None
+    """SOURCES_FILE: the wikis whose documents are synced into DOCS_DIR (:mod:`rag.sync`);
+    ``None``: DOCS_DIR alone."""
+    sync_seconds: Annotated[float, number("SYNC_SECONDS", 900.0, minimum=0.0)] = 900.0
+    """How often a running bot syncs SOURCES_FILE's sources; 0 turns the sync off."""
     retention_days: Annotated[int, number("RETENTION_DAYS", 30, minimum=1, whole=True)] = 30
     """How long question records for ``rag report`` are kept."""
     record_questions: Annotated[bool, flag("RECORD_QUESTIONS")] = True

@@ -1,4 +1,5 @@
-"""The environment, read once and validated: Slack's settings, Feishu's, and SCOPES_FILE.
+"""The environment, read once and validated: Slack's settings, Feishu's, SCOPES_FILE and
+SOURCES_FILE.
 
 Every problem is a :class:`rag.SettingsError` whose message says what is wrong and what to set;
 nothing heavy (index, embeddings) is opened here, so a bad setting fails in a moment.
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 
 from bot.feishu.settings import FeishuSettings
 from bot.settings import BotSettings
-from rag import ScopesFile, read_scopes
+from rag import ScopesFile, SourcesFile, read_scopes, read_sources
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,8 @@ class Config:
     """``None`` when FEISHU_APP_ID is unset."""
     scopes: ScopesFile | None
     """SCOPES_FILE as read at start; ``None``: everyone sees all of DOCS_DIR."""
+    sources: SourcesFile | None = None
+    """SOURCES_FILE as read at start (its secrets from the environment); ``None``: no sync."""
 
     @property
     def console(self) -> bool:
@@ -40,4 +43,9 @@ def read_config(env: Mapping[str, str]) -> Config:
     """Raises :class:`rag.SettingsError` with one line for the first bad setting."""
     settings = BotSettings.from_env(env)
     feishu = FeishuSettings.from_env(env)
-    return Config(bot=settings, feishu=feishu, scopes=read_scopes(settings.rag.scopes_file))
+    return Config(
+        bot=settings,
+        feishu=feishu,
+        scopes=read_scopes(settings.rag.scopes_file),
+        sources=read_sources(settings.rag.sources_file, env),
+    )

@@ -100,6 +100,7 @@ def serving_pipeline(
         redis=redis,
         reviewed=reviewed,
         scopes=None if config.scopes is None else config.scopes.catalog,
+        sources=config.sources,
     )
 
 

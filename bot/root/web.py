@@ -52,7 +52,13 @@ def create_web_app(
             log_questions=settings.rag.log_questions,
         )
     app = web.Application()
-    _routes(app, config, index=pipeline.index, redis=services.redis)
+    _routes(
+        app,
+        config,
+        index=pipeline.index,
+        redis=services.redis,
+        sources=getattr(services.pipeline, "sources", None),
+    )
     app.cleanup_ctx.append(_shared(services, pipeline))  # first, so closed last
     if settings.bot_token is not None:
         add_slack(
@@ -81,7 +87,12 @@ def create_web_app(
 
 
 def _routes(
-    app: web.Application, config: Config, *, index: SourceIndex, redis: GuardedRedis | None
+    app: web.Application,
+    config: Config,
+    *,
+    index: SourceIndex,
+    redis: GuardedRedis | None,
+    sources: Callable[[], list[dict[str, Any]]] | None,
 ) -> None:
     if config.bot.mode == "http":
         add_events_route(app)
@@ -92,6 +103,7 @@ def _routes(
         mode=config.mode,
         scopes_version=None if config.scopes is None else config.scopes.version,
         details=getattr(index, "describe", None),  # a live index says how fresh it is
+        sources=sources,  # the wikis a live pipeline syncs (SOURCES_FILE)
     )
     app.router.add_get(HEALTH_PATH, health)
 

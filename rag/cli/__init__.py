@@ -19,7 +19,16 @@ from dotenv import load_dotenv
 
 from rag.settings import Settings, SettingsError
 
-COMMANDS: tuple[str, ...] = ("ask", "index", "eval", "calibrate", "cache", "check-eval", "report")
+COMMANDS: tuple[str, ...] = (
+    "ask",
+    "index",
+    "sync",
+    "eval",
+    "calibrate",
+    "cache",
+    "check-eval",
+    "report",
+)
 """Subcommand modules under ``rag.cli``, in the order ``--help`` lists them."""
 
 Handler = Callable[[argparse.Namespace, Settings], int]

@@ -3,7 +3,8 @@
 Reads the question and review records the bot keeps (Redis when REDIS_URL is set, else under
 INDEX_DIR), groups the unanswered questions by meaning with the configured embedder (the
 bundled e5 by default; EMBEDDINGS=none groups identical questions only) and prints the report:
-text by default, one JSON object, long-form CSV, or one self-contained HTML page.
+text by default, one JSON object, long-form CSV, or one self-contained HTML page. The text and
+JSON forms also show each synced wiki's last sync (SOURCES_FILE) and its errors.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from rag.search.manifest import MANIFEST_FILE
 from rag.settings import Settings, secret
 from rag.storage import redis_guard
 from rag.storage.redis_guard import RedisUnavailable, describe
+from rag.sync.state import describe as sync_states
 
 REDIS_TIMEOUT_SECONDS = 5.0
 _PERIOD = re.compile(r"^(\d+)([mhdw])$")
@@ -119,7 +121,7 @@ def make_report(settings: Settings, since_text: str, *, now: float | None = None
     until = time.time() if now is None else now
     since = until - period_seconds(since_text)
     records = asyncio.run(_records(settings, since))
-    return build_report(
+    report = build_report(
         records.questions,
         records.reviews,
         since=since,
@@ -129,6 +131,27 @@ def make_report(settings: Settings, since_text: str, *, now: float | None = None
         embeddings=embeddings_from_settings(settings),
         votes=records.votes,
     )
+    report["sources"] = sync_states(settings.index_dir)
+    return report
+
+
+def sources_text(sources: list[dict[str, Any]]) -> str:
+    """The synced wikis' last syncs, for the text report (nothing when none is synced)."""
+    lines = ["", "Synced sources (SOURCES_FILE):"] if sources else []
+    for source in sources:
+        last = source["last_sync"]
+        if last is None:
+            lines.append(f"  {source['source']}: never synced")
+            continue
+        lines.append(
+            f"  {source['source']}: {last['outcome']} at {last['at']}, "
+            f"{source['documents']} documents; {last['added']} added, {last['changed']} "
+            f"changed, {last['removed']} removed, {len(last['failed'])} failed"
+        )
+        if last["error"]:
+            lines.append(f"    error: {last['error']}")
+        lines.extend(f"    {f['document']}: {f['reason']}" for f in last["failed"])
+    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
@@ -142,7 +165,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         elif args.csv:
             sys.stdout.write(as_csv(report))
         else:
-            print(as_text(report))
+            print(as_text(report) + sources_text(report["sources"]))
     except ReportError as error:
         print(f"citebot: {error}", file=sys.stderr)
         return 2

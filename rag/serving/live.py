@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from typing import Any
 
 from rag.language import Language
 from rag.pipeline import DEFAULT_SCOPE, Pipeline, Withdrawal
@@ -35,6 +36,8 @@ class LivePipeline:
         self.builds: BackgroundBuilds | None = None
         """Where its rebuilds run: a process stopping waits for the one under way to stop at
         its next batch (:meth:`finish_builds`), keeping what it embedded."""
+        self.sources: Callable[[], list[dict[str, Any]]] | None = None
+        """Each SOURCES_FILE source's last sync, for ``/healthz``; ``None``: no sync runs."""
 
     @property
     def index(self) -> IndexHolder:

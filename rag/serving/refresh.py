@@ -7,6 +7,9 @@
                             swap -> announce; without the lock another process is building,
                             and its announcement brings the new version here
 
+A sync that wrote to DOCS_DIR (:mod:`rag.serving.syncing`) wakes the refresher: it scans at its
+next tick even when REFRESH_SECONDS is 0.
+
 A build runs in a thread of its own, embedding at the lowest CPU priority
 (:mod:`rag.serving.background`), and makes a complete new index; only then is it swapped
 in (:class:`rag.serving.live.LivePipeline`), so nothing is answered from a half-built index and
@@ -97,6 +100,7 @@ class Refresher:
         self._next_scan = clock() + refresh_seconds
         self._acted_on: set[str] = set()
         self._last_error: str | None = None
+        self._woken = False
 
     async def run(self) -> None:
         while True:
@@ -112,9 +116,15 @@ class Refresher:
             if version and version != self.live.index.version and version not in self._acted_on:
                 self._acted_on.add(version)
                 await self.refresh("published", exclusive=False)
-        if self.refresh_seconds > 0 and self.clock() >= self._next_scan:
+        due = self.refresh_seconds > 0 and self.clock() >= self._next_scan
+        if due or self._woken:
+            self._woken = False
             self._next_scan = self.clock() + self.refresh_seconds
             await self.scan()
+
+    def wake(self) -> None:
+        """Scan at the next tick, whatever REFRESH_SECONDS says (a sync wrote to DOCS_DIR)."""
+        self._woken = True
 
     async def scan(self) -> bool:
         """Rebuild if DOCS_DIR changed; ``False`` when another process holds the build lock."""

@@ -5,11 +5,14 @@ every rebuild), the pipeline around it, wraps it in a :class:`~rag.serving.live.
 index can be swapped, and gives it a :class:`~rag.serving.refresh.Refresher` — coordinated
 through Redis when there is one (build lock, version announcements, the passages' vectors:
 :mod:`rag.serving.sharing`), else through INDEX_DIR. The edge runs ``live.follow()`` as a
-background task while it serves.
+background task while it serves; with SOURCES_FILE, the wikis are synced beside it every
+SYNC_SECONDS (:mod:`rag.serving.syncing`).
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from langchain_core.embeddings import Embeddings
@@ -30,8 +33,11 @@ from rag.serving.refresh import (
     index_builder,
 )
 from rag.serving.sharing import Sharing
+from rag.serving.syncing import Syncing
 from rag.settings import Settings
 from rag.storage.redis_guard import GuardedRedis
+from rag.sync.http import Retry
+from rag.sync.sources_file import SourcesFile
 
 FROM_SETTINGS = object()
 
@@ -61,15 +67,17 @@ def serve_pipeline(
     embeddings: Embeddings | object | None = FROM_SETTINGS,
     scopes: ScopeCatalog | None = None,
     full_index_first: bool = False,
+    sources: SourcesFile | None = None,
+    sync_retry: Retry | None = None,
 ) -> LivePipeline:
     """``embeddings``: EMBEDDINGS' embedder unless given (a test counts what is embedded).
-    ``full_index_first``: embed everything before returning (the console chat, which runs no
-    background backfill, would otherwise answer from the lexical index for good)."""
+    ``full_index_first``: embed everything before returning (a caller that runs no follower,
+    which would otherwise answer from the lexical index for good; the console runs one).
+    ``sources``, ``sync_retry``: SOURCES_FILE and the sync's waits (:func:`_with_sync`)."""
     if embeddings is FROM_SETTINGS:
         embeddings = embeddings_from_settings(settings)
     assert embeddings is None or isinstance(embeddings, Embeddings)
-    backfill = Backfill()
-    builds = BackgroundBuilds()
+    backfill, builds = Backfill(), BackgroundBuilds()
     build, sharing = _builder(
         settings, embeddings, redis, backfill, builds, beside_questions=not full_index_first
     )
@@ -110,9 +118,43 @@ def serve_pipeline(
             backfill.active = False
         await refresher.run()
 
-    live.follower = follow
+    live.follower = _with_sync(live, follow, settings, refresher, sources, sync_retry)
     live.builds = builds
     return live
+
+
+def _with_sync(
+    live: LivePipeline,
+    follow: Callable[[], Awaitable[None]],
+    settings: Settings,
+    refresher: Refresher,
+    sources: SourcesFile | None,
+    retry: Retry | None,
+) -> Callable[[], Awaitable[None]]:
+    """``follow``, with SOURCES_FILE synced beside it every SYNC_SECONDS (when there is one and
+    SYNC_SECONDS is not 0); a sync that wrote files wakes the refresher."""
+    if sources is None:
+        return follow
+    syncing = Syncing(
+        sources,
+        docs_dir=settings.docs_dir,
+        index_dir=settings.index_dir,
+        every_seconds=settings.sync_seconds,
+        on_change=refresher.wake,
+        retry=retry,
+    )
+    live.sources = syncing.describe  # also with the sync off: what `rag sync` last did
+    if settings.sync_seconds <= 0:
+        return follow
+
+    async def follow_and_sync() -> None:
+        task = asyncio.create_task(syncing.run())
+        try:
+            await follow()
+        finally:
+            task.cancel()
+
+    return follow_and_sync
 
 
 def _builder(
