@@ -183,9 +183,6 @@ if TYPE_CHECKING:
     from rag.serving.serve import (
         serve_pipeline as serve_pipeline,
     )
-    from rag.serving.stopping import (
-        QUIT_NOW as QUIT_NOW,
-    )
     from rag.settings import (
         EdgeSettings as EdgeSettings,
     )
@@ -280,7 +277,6 @@ _HOME = {
     "ScopeSet": "rag.scopes.sets",
     "serve_pipeline": "rag.serving.serve",
     "BackfillWatch": "rag.serving.backfill_watch",
-    "QUIT_NOW": "rag.serving.stopping",
     "EdgeSettings": "rag.settings",
     "Settings": "rag.settings",
     "SettingsError": "rag.settings",

@@ -23,9 +23,13 @@ from bot import questionlog
 from bot.console import banner, chat
 from bot.root.config import Config
 from bot.root.services import Services, rewriter
-from rag import QUIT_NOW, BackfillWatch, LivePipeline
+from rag import BackfillWatch, LivePipeline
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+QUIT_NOW = (
+    "citebot: quitting without waiting for the batch; "
+    "the vectors saved in the last minute are kept, the next start resumes from them"
+)
 
 
 async def console_chat(config: Config, services: Services) -> int:

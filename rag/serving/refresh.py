@@ -143,7 +143,7 @@ class Refresher:
             return False
         started = time.perf_counter()
         try:
-            seen = fingerprint or await asyncio.to_thread(_fingerprint_or_none, self.docs_dir)
+            seen = fingerprint or await asyncio.to_thread(fingerprint_or_none, self.docs_dir)
             built = await self.builds.run(self.build)
             self.fingerprint = seen
         except Exception as error:  # noqa: BLE001 - any failed build keeps the served index
@@ -262,7 +262,7 @@ def vectors_missing(index_dir: Path, embeddings: Embeddings, index: Index) -> in
     )
 
 
-def _fingerprint_or_none(docs_dir: Path) -> str | None:
+def fingerprint_or_none(docs_dir: Path) -> str | None:
     try:
         return fingerprint(docs_dir)
     except OSError:

@@ -29,7 +29,7 @@ from rag.serving.refresh import (
     Build,
     Built,
     Refresher,
-    fingerprint,
+    fingerprint_or_none,
     index_builder,
 )
 from rag.serving.sharing import Sharing
@@ -81,13 +81,9 @@ def serve_pipeline(
     build, sharing = _builder(
         settings, embeddings, redis, backfill, builds, beside_questions=not full_index_first
     )
-    try:
-        known: str | None = fingerprint(settings.docs_dir)  # before the build: no change missed
-    except OSError:
-        known = None
-    built, missing, vectors = (
-        (build(), 0, 0) if full_index_first else _first_build(settings, embeddings, build)
-    )
+    known = fingerprint_or_none(settings.docs_dir)  # before the build: no change missed
+    first = (build(), 0, 0) if full_index_first else _first_build(settings, embeddings, build)
+    built, missing, vectors = first
     pipeline = pipeline_around(built.index, settings, redis=redis, reviewed=reviewed, scopes=scopes)
     live = LivePipeline(pipeline, mode=built.mode, fixed_min_score=settings.min_score)
     backfill.live = live
@@ -110,10 +106,10 @@ def serve_pipeline(
             if live.holder.state.mode == "full":
                 await sharing.share(live.pipeline.index)
         if live.holder.state.mode == "lexical":
-            # Embed in the background (one process per corpus: the build lock); without the
-            # lock another process is at it, and its announcement brings the full index here.
+            # Embed in the background (one process per corpus: the build lock; without it another
+            # process is at it, and its announcement brings the full index here). ``active``
+            # is not cleared when cancelled: the batch under way at a stop is still counted.
             backfill.active = True
-            # Not cleared when cancelled: the batch under way at a stop is still counted.
             await refresher.refresh("backfill", exclusive=True)
             backfill.active = False
         await refresher.run()
