@@ -14,6 +14,8 @@ operator sees the unverified draft).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import threading
 from datetime import UTC, datetime
 from typing import TextIO
 
@@ -159,6 +161,32 @@ class Console:
         return "\n".join(lines)
 
 
+async def read_line(stdin: TextIO) -> str:
+    """One line of ``stdin``, read on a daemon thread: a thread blocked in ``readline`` must
+    not keep the process alive after Ctrl-C (``asyncio.to_thread``'s would, until Enter)."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[str] = loop.create_future()
+
+    def settle(line: str | None, error: BaseException | None) -> None:
+        if done.done():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(line or "")
+
+    def read() -> None:
+        try:
+            line, error = stdin.readline(), None
+        except (OSError, ValueError) as failed:
+            line, error = None, failed
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
+            loop.call_soon_threadsafe(settle, line, error)
+
+    threading.Thread(target=read, name="citebot-console-stdin", daemon=True).start()
+    return await done
+
+
 async def chat(
     answerer: Answerer,
     stdin: TextIO,
@@ -173,7 +201,7 @@ async def chat(
     while True:
         if interactive:
             print("> ", end="", file=stdout, flush=True)
-        line = await asyncio.to_thread(stdin.readline)
+        line = await read_line(stdin)
         if not line:  # EOF: Ctrl-D or the end of piped input
             if interactive:
                 print(file=stdout)

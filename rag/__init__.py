@@ -171,6 +171,9 @@ if TYPE_CHECKING:
     from rag.scopes.sets import (
         ScopeSet as ScopeSet,
     )
+    from rag.serving.backfill_watch import (
+        BackfillWatch as BackfillWatch,
+    )
     from rag.serving.live import (
         LivePipeline as LivePipeline,
     )
@@ -273,6 +276,7 @@ _HOME = {
     "ScopeCatalog": "rag.scopes.sets",
     "ScopeSet": "rag.scopes.sets",
     "serve_pipeline": "rag.serving.serve",
+    "BackfillWatch": "rag.serving.backfill_watch",
     "EdgeSettings": "rag.settings",
     "Settings": "rag.settings",
     "SettingsError": "rag.settings",

@@ -10,7 +10,7 @@ beside this root. What goes wrong, and who turns it into a sentence::
     ├── UnknownScope (ValueError)         rag.scopes.sets: a scope the scopes file doesn't define
     ├── DocumentError                     rag.ingest.documents: a file that can't become passages
     ├── UndecodableText (ValueError)      rag.ingest.encodings: neither UTF-8 nor GB18030
-    ├── BuildStopped                      rag.serving.background: shutting down mid-build
+    ├── BuildStopped                      rag.search.embedding_run: stopped between two batches
     ├── GenerationError                   rag.generate.llm: no usable reply after the retries
     │   (internal: _DeadlineExceeded, retried EmptyReplyError in rag.generate.retry)
     ├── MalformedVerdict (ValueError)     rag.check.judge: the judge's reply isn't its JSON

@@ -10,6 +10,7 @@ pipeline is ``rag.serve_pipeline``'s, which follows DOCS_DIR while the bot runs.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -86,16 +87,19 @@ def reviewed_answers(redis: GuardedRedis | None) -> ReviewedAnswers:
 def serving_pipeline(
     config: Config, redis: GuardedRedis | None, reviewed: ReviewedAnswers
 ) -> ClosablePipeline:
-    """The live pipeline over DOCS_DIR. The console embeds everything first: it runs no
-    background backfill, so it would otherwise stay lexical."""
+    """The live pipeline over DOCS_DIR: on a folder whose vectors are missing it answers from
+    the lexical index at once and embeds in the background (the console too, showing progress:
+    :mod:`bot.root.console`)."""
     from rag import serve_pipeline  # heavy (index, embeddings): imported once settings are valid
+
+    if config.console:  # a new folder takes seconds to read: say what is happening meanwhile
+        print(f"Opening the index of {config.bot.rag.docs_dir}/ …", file=sys.stderr, flush=True)
 
     return serve_pipeline(
         config.bot.rag,
         redis=redis,
         reviewed=reviewed,
         scopes=None if config.scopes is None else config.scopes.catalog,
-        full_index_first=config.console,
         sources=config.sources,
     )
 

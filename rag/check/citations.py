@@ -130,8 +130,10 @@ def check(
         if cover is None and cited_anywhere and needs_source(sentence, bool(amounts)):
             message, note = say.uncited(sentence.text), say.uncited_note()
             problems.append(Problem("no_citation", message, sentence.text, note=note))
-        problems += _arithmetic_problems(sentence, amounts, calcs[index], say)
         refs = applicable(found, index, cover, cited_anywhere, len(hits))
+        if refs is not None and sources.quote(sentence.plain, refs).verbatim:
+            continue  # a sentence of its source, word for word: it states what it cites
+        problems += _arithmetic_problems(sentence, amounts, calcs[index], say)
         if refs is None:
             continue  # cites only numbers that don't exist: unknown_reference says it
         below = _items_below(found, index)

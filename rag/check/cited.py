@@ -19,6 +19,7 @@ from rag.check.number_grounds import Given, ungrounded
 from rag.check.numbers import Quantity
 from rag.check.source_numbers import number_readings
 from rag.check.support import Passage, Window
+from rag.check.verbatim import Quote, SourceSentences
 from rag.language import Language, detect_language
 from rag.reading import claim_terms
 from rag.results import Hit
@@ -37,6 +38,7 @@ class CitedSources:
     _passages: dict[tuple[int, Language], Passage] = field(default_factory=dict)
     _best: dict[tuple[int, Language, frozenset[str]], Window] = field(default_factory=dict)
     _grounds: dict[tuple[int, ...], Grounds] = field(default_factory=dict)
+    _sentences: dict[int, SourceSentences] = field(default_factory=dict)
 
     def text(self, n: int) -> str:
         return self.hits[n - 1].chunk.text_with_headings
@@ -113,3 +115,15 @@ class CitedSources:
         if key not in self._grounds:
             self._grounds[key] = Grounds([self.question, *(self.text(n) for n in refs)])
         return self._grounds[key]
+
+    def quote(self, plain: str, refs: Sequence[int]) -> Quote:
+        """The sentence of sources ``refs`` that ``plain`` quotes (:mod:`rag.check.verbatim`):
+        verbatim in any of them first, else the first sentence holding it."""
+        quotes = []
+        for n in refs:
+            if n not in self._sentences:
+                self._sentences[n] = SourceSentences(self.text(n))
+            quotes.append(self._sentences[n].quote(plain))
+        verbatim = [found for found in quotes if found.verbatim]
+        inside = [found for found in quotes if found.sentence is not None]
+        return (verbatim or inside or [Quote()])[0]

@@ -12,8 +12,10 @@ Three rules, each raising its own problem kind (see :mod:`rag.check.citations`):
     the sentence says must / may where the source says must not / may not, or the reverse
     (:mod:`rag.check.modality`).
 
-Sentences in another language than their sources are left alone (a translation can't be
-compared word by word), as are sentences too thin to judge.
+A sentence that is one of its sources' sentences word for word passes them all; one that
+quotes a part of a source sentence has its duties and negations compared with that sentence
+(:mod:`rag.check.verbatim`). Sentences in another language than their sources are left
+alone (a translation can't be compared word by word), as are sentences too thin to judge.
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ def judge(
     result, not something the source says. A lead-in ("……对新华社记者说，办法明确界定：")
     hands its claim to what follows, but the people and things it names are its own.
     """
+    quote = sources.quote(plain, refs)
+    if quote.verbatim:
+        return Finding(1.0)  # one of its sources' sentences, word for word: it says what they do
     language = detect_language(plain)
     refs = [n for n in refs if sources.language(n) == language]
     if not refs:
@@ -69,6 +74,8 @@ def judge(
     best = [sources.best(n, language, wanted) for n in refs]
     support = coverage(wanted, frozenset().union(*(window.held(wanted) for window in best)))
     window = max(best, key=lambda window: len(window.held(wanted))).text if best else ""
+    if quote.sentence is not None:
+        window = quote.sentence  # the sentence it quotes a part of, not its neighbours
     return Finding(
         support,
         unsupported=support < MIN_SUPPORT[language],

@@ -34,16 +34,24 @@ COMMANDS: tuple[str, ...] = (
 Handler = Callable[[argparse.Namespace, Settings], int]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """``only``: the one subcommand to load (its module's imports are the command's start-up
+    time: ``report`` alone brings in matplotlib); ``None`` loads all, for ``--help``."""
     parser = argparse.ArgumentParser(
         prog="python -m rag",
         description="Index documents, ask questions and measure retrieval for citebot.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug details")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         importlib.import_module(f"rag.cli.{name.replace('-', '_')}").add_parser(subparsers)
     return parser
+
+
+def _command(argv: Sequence[str]) -> str | None:
+    """The subcommand named by ``argv`` when it is one (the first word not an option)."""
+    words = [word for word in argv if not word.startswith("-")]
+    return words[0] if words and words[0] in COMMANDS else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -55,7 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as error:
         print(f"citebot: {error}", file=sys.stderr)
         return 2
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(_command(argv)).parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",

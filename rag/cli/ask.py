@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from rag.assemble import build_pipeline, redis_from_settings
+from rag.assemble import redis_from_settings
 from rag.cli import batch
 from rag.cli.scoping import add_scope_argument, chosen_scope
 from rag.followup.rewrite import Rewriter
@@ -24,6 +24,9 @@ from rag.problems import Problem
 from rag.results import Result, Unverified
 from rag.scopes.file import ScopesFile
 from rag.scopes.sets import ScopeSet, UnknownScope
+from rag.search.embedding_run import BuildStopped
+from rag.serving.opening import lexical_note, open_pipeline
+from rag.serving.stopping import kept_text
 from rag.settings import Settings, SettingsError
 
 
@@ -101,15 +104,22 @@ def as_text(result: Result) -> str:
 async def _ask(
     question: str, settings: Settings, scope: ScopeSet, scopes: ScopesFile | None
 ) -> Result:
+    """Answered at once, from the lexical index while the vectors are missing (then saying
+    so on stderr): :func:`rag.serving.opening.open_pipeline`."""
     catalog = None if scopes is None else scopes.catalog
     redis = redis_from_settings(settings)
-    pipeline = build_pipeline(settings, redis=redis, progress=sys.stderr.isatty(), scopes=catalog)
     try:
-        return await pipeline.answer(question, scope=scope.key)
+        opened = await open_pipeline(settings, redis=redis, scopes=catalog)
+        try:
+            result = await opened.pipeline.answer(question, scope=scope.key)
+        finally:
+            await opened.pipeline.aclose()
     finally:
-        await pipeline.aclose()
         if redis is not None:
             await redis.aclose()
+    if opened.lexical:
+        print(lexical_note(opened), file=sys.stderr)
+    return result
 
 
 async def _ask_many(
@@ -121,12 +131,16 @@ async def _ask_many(
 ) -> Counter[str]:
     catalog = None if scopes is None else scopes.catalog
     redis = redis_from_settings(settings)
-    pipeline = build_pipeline(settings, redis=redis, progress=sys.stderr.isatty(), scopes=catalog)
-    rewriter = Rewriter(pipeline.generator) if settings.llm_configured else Rewriter()
     try:
-        return await batch.answer_all(questions, pipeline, rewriter, out, scope=scope.key)
+        # Measured for quality: every passage embedded first (with progress), not lexically.
+        opened = await open_pipeline(settings, redis=redis, scopes=catalog, lexical_first=False)
+        pipeline = opened.pipeline
+        rewriter = Rewriter(pipeline.generator) if settings.llm_configured else Rewriter()
+        try:
+            return await batch.answer_all(questions, pipeline, rewriter, out, scope=scope.key)
+        finally:
+            await pipeline.aclose()
     finally:
-        await pipeline.aclose()
         if redis is not None:
             await redis.aclose()
 
@@ -146,6 +160,15 @@ def _run_many(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     try:
         verdicts = asyncio.run(_ask_many(questions, args.out, settings, scope, scopes))
+    except (FileNotFoundError, NotADirectoryError) as error:  # DOCS_DIR: says what to set
+        print(f"citebot: {error}", file=sys.stderr)
+        return 2
+    except BuildStopped as stopped:
+        print(
+            f"citebot: stopped before answering: {kept_text(stopped, again='run it again')}",
+            file=sys.stderr,
+        )
+        return 130
     except GenerationError as error:
         print(f"citebot: the chat model failed: {error.reason}", file=sys.stderr)
         print(f"citebot: the answers so far are in {args.out}", file=sys.stderr)
@@ -171,6 +194,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     try:
         result = asyncio.run(_ask(question, settings, scope, scopes))
+    except (FileNotFoundError, NotADirectoryError) as error:  # DOCS_DIR: says what to set
+        print(f"citebot: {error}", file=sys.stderr)
+        return 2
+    except BuildStopped as stopped:
+        print(
+            f"citebot: stopped before answering: {kept_text(stopped, again='ask again')}",
+            file=sys.stderr,
+        )
+        return 130
     except GenerationError as error:
         print(model_failure_text(detect_language(question)), file=sys.stderr)
         print(f"citebot: the chat model failed: {error.reason}", file=sys.stderr)

@@ -10,7 +10,9 @@ version, so bots on every machine serve it within seconds and embed nothing it e
 
 It takes the build lock running bots take (:mod:`rag.serving.coordination`), so it and a bot's
 scan never embed one change twice: while a bot builds it waits, then builds incrementally from
-the vectors that build cached. Ctrl-C stops it at the next batch and frees the lock.
+the vectors that build cached. Progress is one line (redrawn on a terminal, a line every few
+seconds in a log) with a rate smoothed over the last minutes and what is left; Ctrl-C or SIGTERM
+stop it at the next batch, free the lock and say how many vectors were kept (a rerun resumes).
 """
 
 from __future__ import annotations
@@ -25,11 +27,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from rag.assemble import embeddings_from_settings
+from rag.cli.skips import skipped_count, skipped_lines
 from rag.search.build import BuildReport, load_or_build
+from rag.search.embedding_run import BuildStopped
 from rag.search.index import Index
+from rag.search.progress_line import ProgressLine
 from rag.serving.background import BackgroundBuilds, Watched
 from rag.serving.coordination import BuildLock, RedisAnnouncer, coordination
 from rag.serving.sharing import Sharing
+from rag.serving.stopping import kept_text, stop_on_signals
 from rag.settings import Settings, secret
 from rag.storage import redis_guard
 from rag.storage.redis_guard import GuardedRedis, RedisUnavailable, describe
@@ -51,9 +57,10 @@ def summary(report: BuildReport, settings: Settings, *, fetched: int = 0) -> str
     lines = [
         f"documents: {settings.docs_dir} -> index: {settings.index_dir}",
         f"files read: {report.files} ({report.chunked_files} split, "
-        f"{report.files - report.chunked_files} unchanged), skipped: {len(report.skipped)}",
+        f"{report.files - report.chunked_files} unchanged), "
+        f"skipped: {skipped_count(report.skipped)}",
     ]
-    lines.extend(f"  skipped {item.path}: {item.reason}" for item in report.skipped)
+    lines.extend(skipped_lines(report.skipped))
     if settings.embeddings == "none":
         vectors = "dense search off (EMBEDDINGS=none)"
     else:
@@ -81,8 +88,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 2
-    with _breaker_quiet(verbose=getattr(args, "verbose", False)):
-        index = asyncio.run(_build(settings, secret(settings.redis_url)))
+    try:
+        with _breaker_quiet(verbose=getattr(args, "verbose", False)):
+            index = asyncio.run(_build(settings, secret(settings.redis_url)))
+    except BuildStopped as stopped:
+        print(f"citebot: stopped: {kept_text(stopped, again='run it again')}", file=sys.stderr)
+        return 130
     if not len(index):
         print("citebot: no document could be read, so every question will be refused")
         return 1
@@ -164,16 +175,21 @@ async def _build_locked(settings: Settings, redis: GuardedRedis | None) -> Index
     shared = None if sharing is None or watched is None else sharing.around(watched)
     if sharing is not None:
         sharing.bridge.attach()
-    index, report = await builds.run(
-        functools.partial(
-            load_or_build,
-            settings.docs_dir,
-            settings.index_dir,
-            embeddings=shared or watched,
-            min_score=settings.min_score,
-            progress=True,
-        )
+    line = ProgressLine(sys.stderr)
+    build = functools.partial(
+        load_or_build,
+        settings.docs_dir,
+        settings.index_dir,
+        embeddings=shared or watched,
+        min_score=settings.min_score,
+        on_progress=line,
     )
+    try:
+        with stop_on_signals(builds, lambda text: print(f"\n{text}", file=sys.stderr, flush=True)):
+            index, report = await builds.run(build)
+    finally:
+        line.close()
+        builds.join()
     print(summary(report, settings, fetched=0 if shared is None else shared.fetched))
     if redis is None:
         return index

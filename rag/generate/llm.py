@@ -24,7 +24,6 @@ from collections.abc import Callable, Sequence
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 from tenacity import AsyncRetrying, RetryCallState, RetryError, retry_if_exception
 from tenacity.stop import stop_after_attempt
@@ -73,6 +72,9 @@ def chat_model(
     endpoint's own limit."""
     if base_url is None and api_key is None:
         return ExtractiveChatModel()
+    # Imported here: a second and a half of every command's start, needed only with an endpoint.
+    from langchain_openai import ChatOpenAI
+
     return ChatOpenAI(
         base_url=base_url,
         api_key=api_key or SecretStr(NO_API_KEY),

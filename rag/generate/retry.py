@@ -20,7 +20,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-import openai
 from tenacity import RetryCallState
 from tenacity.stop import stop_base
 from tenacity.wait import wait_base, wait_exponential_jitter
@@ -49,6 +48,8 @@ class EmptyReplyError(CitebotError):
 
 def is_transient(error: BaseException) -> bool:
     """Whether calling again, unchanged, may succeed."""
+    import openai  # only once something failed: the import is most of a second
+
     if isinstance(error, openai.APIConnectionError):  # includes APITimeoutError
         return True
     if isinstance(error, openai.APIStatusError):
@@ -64,6 +65,8 @@ def describe(error: BaseException) -> str:
     ``HTTP 429``, ``timeout``, ``connection error``, ``empty reply``, ``malformed response``,
     else the exception's class name.
     """
+    import openai
+
     if isinstance(error, openai.APIStatusError):
         return f"HTTP {error.status_code}"
     if isinstance(error, openai.APITimeoutError):
@@ -99,6 +102,8 @@ def parse_retry_after(value: str, *, now: datetime) -> float | None:
 
 def retry_after_seconds(error: BaseException, *, now: datetime) -> float | None:
     """The wait a server asked for in the failed response's headers, if any."""
+    import openai  # only once something failed: the import is most of a second
+
     if not isinstance(error, openai.APIStatusError):
         return None
     headers = error.response.headers

@@ -7,9 +7,11 @@ PDF, a half-copied DOCX, a PNG); such a file becomes a :class:`Skipped` with a s
 person can act on, and never stops the rest from loading.
 
 Discovery is deterministic (sorted by relative path), skips hidden files and folders and Office
-lock files (``~$…``), and follows directory symlinks at most once per real directory so a link
-back to a parent cannot loop. Files are read only when they are regular files no larger than
-:data:`MAX_FILE_BYTES`, so a FIFO cannot hang ingestion and a stray video cannot exhaust memory.
+lock files (``~$…``) — counted among the skipped, a hidden folder with the files it holds, so
+the counts add up to the folder, but not warned about — and follows directory symlinks at most
+once per real directory so a link back to a parent cannot loop. Files are read only when they
+are regular files no larger than :data:`MAX_FILE_BYTES`, so a FIFO cannot hang ingestion and a
+stray video cannot exhaust memory.
 """
 
 from __future__ import annotations
@@ -42,6 +44,13 @@ class Skipped:
     path: str
     """Relative to DOCS_DIR, POSIX separators."""
     reason: str
+    files: int = 1
+    """Files it stands for: a hidden folder is one entry for every file under it."""
+
+
+HIDDEN_FOLDER = "hidden folder"
+HIDDEN_FILE = "hidden file"
+LOCK_FILE = "Office lock file"
 
 
 @dataclass(frozen=True)
@@ -53,6 +62,12 @@ class LoadedFile:
 def discover(docs_dir: Path) -> list[Path]:
     """Every visible file under ``docs_dir`` (supported or not), sorted by relative path."""
     return _walk(Path(docs_dir))[0]
+
+
+def walk(docs_dir: Path) -> tuple[list[Path], list[Skipped]]:
+    """:func:`discover`'s files, and what the walk itself passed over: hidden files and folders
+    (with how many files each holds), Office lock files, unreadable folders, symlink aliases."""
+    return _walk(Path(docs_dir))
 
 
 def load_folder(docs_dir: Path) -> tuple[list[SourceDocument], list[Skipped]]:
@@ -68,8 +83,13 @@ def load_folder(docs_dir: Path) -> tuple[list[SourceDocument], list[Skipped]]:
             skipped.append(loaded.skipped)
     skipped.sort(key=lambda item: item.path)
     for item in skipped:
-        logger.warning("skipped %s: %s", item.path, item.reason)
+        if not hidden(item):  # hidden on purpose (.git, .github): counted, not warned about
+            logger.warning("skipped %s: %s", item.path, item.reason)
     return documents, skipped
+
+
+def hidden(item: Skipped) -> bool:
+    return item.reason in (HIDDEN_FOLDER, HIDDEN_FILE, LOCK_FILE)
 
 
 def load_path(path: Path, docs_dir: Path) -> LoadedFile:
@@ -140,15 +160,32 @@ def _walk(root: Path) -> tuple[list[Path], list[Skipped]]:
             skipped.append(Skipped(_relative(folder, root), _os_reason(error)))
             continue
         for entry in entries:
-            if entry.name.startswith((".", "~$")):
-                continue  # hidden files, VCS folders, Office lock files
             path = Path(entry.path)
+            if entry.name.startswith((".", "~$")):
+                skipped.append(_passed_over(entry, _relative(path, root)))
+                continue  # hidden files, VCS folders, Office lock files: counted, not read
             if _is_dir(entry):
                 pending.append(path)
             else:
                 files.append(path)
     files.sort(key=lambda path: _relative(path, root))
     return _without_aliases(files, root, skipped), skipped
+
+
+def _passed_over(entry: os.DirEntry[str], name: str) -> Skipped:
+    if entry.name.startswith("~$"):
+        return Skipped(name, LOCK_FILE)
+    if not _is_dir(entry):
+        return Skipped(name, HIDDEN_FILE)
+    return Skipped(name, HIDDEN_FOLDER, files=_count_files(entry.path))
+
+
+def _count_files(folder: str) -> int:
+    """Files under a hidden folder, for the count only (symlinks not followed: no loops)."""
+    count = 0
+    for _, _, names in os.walk(folder):
+        count += len(names)
+    return count
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
@@ -244,7 +281,9 @@ __all__ = [
     "LoadedFile",
     "Skipped",
     "discover",
+    "hidden",
     "load_file",
     "load_folder",
     "load_path",
+    "walk",
 ]

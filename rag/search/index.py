@@ -136,7 +136,9 @@ class Index:
         version: str,
         gate: GateModel | None = None,
         min_score: float | None = None,
+        lexical: LexicalIndex | None = None,
     ) -> None:
+        """``lexical``: the chunks' lexical index when it was stored (else counted here)."""
         if (vectors is None) != (embeddings is None):
             msg = "vectors and embeddings must both be given (dense search) or both be None"
             raise ValueError(msg)
@@ -150,7 +152,10 @@ class Index:
         self.min_score: float = self.gate.threshold if min_score is None else min_score
         """The threshold to refuse below: calibration next to the index, else the default."""
         self._vectors = None if vectors is None else normalised(vectors)
-        self._lexical = LexicalIndex([chunk.indexed_text for chunk in self.chunks])
+        if lexical is not None and len(lexical) != len(self.chunks):
+            msg = f"got a lexical index of {len(lexical)} texts for {len(self.chunks)} chunks"
+            raise ValueError(msg)
+        self._lexical = lexical or LexicalIndex([chunk.indexed_text for chunk in self.chunks])
         self._by_id = {chunk.id: chunk for chunk in self.chunks}
 
     def __len__(self) -> int:

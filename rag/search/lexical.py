@@ -76,8 +76,7 @@ class LexicalIndex:
             cols.extend(vocabulary.setdefault(f, len(vocabulary)) for f in counted)
             counts.extend(counted.values())
             rows.extend(repeat(row, len(counted)))
-        n_docs = len(texts)
-        shape = (n_docs, len(self._vocabulary))
+        shape = (len(texts), len(self._vocabulary))
         tf = sparse.csc_matrix(
             (
                 np.frombuffer(counts, np.float32),
@@ -86,6 +85,28 @@ class LexicalIndex:
             shape=shape,
         )
         del rows, cols, counts
+        self._derive(tf, b)
+
+    @classmethod
+    def from_counts(
+        cls, tf: sparse.csc_matrix, terms: Sequence[str], *, k1: float = 1.2, b: float = 0.75
+    ) -> LexicalIndex:
+        """The index whose term counts (row = text, column = ``terms[column]``) were computed
+        before (:mod:`rag.search.lexical_store`): the rest is derived in a few numpy passes."""
+        index = cls([], k1=k1, b=b)
+        index._vocabulary = {term: column for column, term in enumerate(terms)}
+        index._derive(tf, b)
+        return index
+
+    @property
+    def counts(self) -> tuple[sparse.csc_matrix, list[str]]:
+        """The term counts and the terms in column order: what :meth:`from_counts` takes."""
+        terms = sorted(self._vocabulary, key=self._vocabulary.__getitem__)
+        return self._tf, terms
+
+    def _derive(self, tf: sparse.csc_matrix, b: float) -> None:
+        k1 = self._k1
+        n_docs = int(tf.shape[0])
         self._tf = tf
         df = np.diff(tf.indptr).astype(np.float64)
         self._n_docs = n_docs

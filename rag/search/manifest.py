@@ -37,6 +37,9 @@ class StoredChunk(Record):
     link: str | None
     doc_id: str
     about: str = ""
+    vector_key: str | None = None
+    """:attr:`Chunk.vector_key` as computed when split (reading a passage's first tokens costs
+    seconds at 36k passages); used only by the code that computed it (``Manifest.reader``)."""
 
     @classmethod
     def of(cls, chunk: Chunk) -> StoredChunk:
@@ -50,16 +53,22 @@ class StoredChunk(Record):
             link=chunk.link,
             doc_id=chunk.doc_id,
             about=chunk.about,
+            vector_key=chunk.vector_key,
         )
 
     def chunk(self, source: str) -> Chunk:
-        return Chunk(source=source, **self.model_dump())
+        return Chunk(source=source, **self.model_dump(exclude={"vector_key"}))
 
 
 class StoredFile(Record):
     hash: str
     """The document's content hash when it was split."""
     chunks: tuple[StoredChunk, ...]
+    size: int | None = None
+    mtime_ns: int | None = None
+    """Size and modification time when it was read: unchanged, the file is not read again
+    (:mod:`rag.search.folder_read`). ``None`` in manifests written before, or for a file
+    modified just before it was read."""
 
 
 class Manifest(Record):
@@ -74,6 +83,9 @@ class Manifest(Record):
     gate: str
     files: dict[str, StoredFile]
     """By source path."""
+    reader: str | None = None
+    """The code that read the files (:data:`rag.search.folder_read.READER`): the stored sizes
+    and times are trusted only by the same code."""
 
     @field_validator("v")
     @classmethod

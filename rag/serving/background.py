@@ -23,14 +23,12 @@ from typing import TypeVar
 
 from langchain_core.embeddings import Embeddings
 
-from rag.errors import CitebotError
+from rag.search.embedding_run import BuildStopped
 from rag.search.embeddings import embedder_identity
 
 T = TypeVar("T")
 
-
-class BuildStopped(CitebotError):
-    """The bot is shutting down: the build gave up at a batch boundary."""
+__all__ = ["BackgroundBuilds", "BuildStopped", "Watched", "switching"]
 
 
 class BackgroundBuilds:

@@ -8,7 +8,8 @@ buttons, the review desk) hold the holder itself: it answers ``version``, ``chun
 ``chunk(id)`` and ``len()`` from whatever is current at the moment they ask.
 
 :class:`ServingState` is what ``/healthz`` reports about it: mode (``lexical`` while the dense
-vectors are computed in the background, then ``full``), backfill progress, the last refresh.
+vectors are computed in the background, then ``full``), backfill progress and how long it still
+needs (at its rate over the last minutes), the last refresh.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any, Literal
 
 from rag.chunks import Chunk
 from rag.search.index import Index
+from rag.search.progress_line import SmoothedRate
 
 Mode = Literal["lexical", "full"]
 
@@ -49,6 +51,8 @@ class ServingState:
     documents: int
     backfill_done: int = 0
     backfill_total: int = 0
+    vectors: int = 0
+    """Distinct vectors the served passages need; ``backfill_total`` of them were missing."""
     last_refresh: Refresh | None = None
 
 
@@ -60,6 +64,8 @@ class IndexHolder:
     clock: Callable[[], float] = time.time
     _state: ServingState = field(init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _rate: SmoothedRate = field(default_factory=SmoothedRate, init=False, repr=False)
+    """The backfill's passages a second over the last minutes, for ``seconds_left``."""
 
     def __post_init__(self) -> None:
         documents = self.documents or len({chunk.source for chunk in self._index.chunks})
@@ -81,9 +87,20 @@ class IndexHolder:
             self._state = replace(self._state, mode=mode, built_at=self.clock(), documents=count)
         return old
 
-    def progress(self, done: int, total: int) -> None:
+    def progress(self, done: int, total: int, *, vectors: int | None = None) -> None:
         with self._lock:
-            self._state = replace(self._state, backfill_done=done, backfill_total=total)
+            state = replace(self._state, backfill_done=done, backfill_total=total)
+            self._state = state if vectors is None else replace(state, vectors=vectors)
+            self._rate.add(done)
+
+    def seconds_left(self) -> float | None:
+        """How long the backfill still needs at its recent rate; ``None`` before it has one
+        (or when there is none under way)."""
+        state = self._state
+        if state.mode != "lexical" or state.backfill_done >= state.backfill_total:
+            return None
+        with self._lock:
+            return self._rate.seconds_left(state.backfill_total - state.backfill_done)
 
     def refreshed(self, refresh: Refresh) -> None:
         with self._lock:
@@ -99,7 +116,11 @@ class IndexHolder:
             "documents": state.documents,
             "age_seconds": round(self.clock() - state.built_at),
             "mode": state.mode,
-            "backfill": {"done": state.backfill_done, "total": state.backfill_total},
+            "backfill": {
+                "done": state.backfill_done,
+                "total": state.backfill_total,
+                "seconds_left": None if (left := self.seconds_left()) is None else round(left),
+            },
             "last_refresh": None
             if last is None
             else {

@@ -10,6 +10,7 @@ Cache, chat model and reviewed answers are shared by all copies.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
@@ -19,6 +20,7 @@ from rag.pipeline import DEFAULT_SCOPE, Pipeline, Withdrawal
 from rag.progress import Progress
 from rag.results import Answer, Result
 from rag.search.index import Index
+from rag.serving.background import BackgroundBuilds
 from rag.serving.holder import IndexHolder, Mode
 
 
@@ -31,6 +33,9 @@ class LivePipeline:
         self.holder = IndexHolder(pipeline.index, mode=mode)
         self.follower: Callable[[], Awaitable[None]] | None = None
         """What keeps this pipeline current while it serves (a refresher's ``run``)."""
+        self.builds: BackgroundBuilds | None = None
+        """Where its rebuilds run: a process stopping waits for the one under way to stop at
+        its next batch (:meth:`finish_builds`), keeping what it embedded."""
         self.sources: Callable[[], list[dict[str, Any]]] | None = None
         """Each SOURCES_FILE source's last sync, for ``/healthz``; ``None``: no sync runs."""
 
@@ -69,6 +74,13 @@ class LivePipeline:
         """Runs until cancelled: the edge starts it with the app and cancels it at shutdown."""
         if self.follower is not None:
             await self.follower()
+
+    async def finish_builds(self) -> None:
+        """After ``follow()`` was cancelled: wait until the build under way has stopped (at its
+        next batch) and saved what it embedded."""
+        if self.builds is not None:
+            self.builds.stopping.set()
+            await asyncio.to_thread(self.builds.join)
 
     async def aclose(self) -> None:
         await self._pipeline.aclose()

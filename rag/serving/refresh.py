@@ -31,8 +31,8 @@ from pathlib import Path
 from langchain_core.embeddings import Embeddings
 
 from rag.chunks import content_hash
-from rag.ingest.loaders import discover, load_folder
-from rag.search.build import index_documents, load_or_build
+from rag.ingest.loaders import discover
+from rag.search.build import load_or_build
 from rag.search.embeddings import CachedEmbeddings
 from rag.search.index import Index
 from rag.serving.background import BackgroundBuilds, Watched
@@ -143,7 +143,7 @@ class Refresher:
             return False
         started = time.perf_counter()
         try:
-            seen = fingerprint or await asyncio.to_thread(_fingerprint_or_none, self.docs_dir)
+            seen = fingerprint or await asyncio.to_thread(fingerprint_or_none, self.docs_dir)
             built = await self.builds.run(self.build)
             self.fingerprint = seen
         except Exception as error:  # noqa: BLE001 - any failed build keeps the served index
@@ -242,12 +242,16 @@ def index_builder(
     return build
 
 
-def lexical_build(docs_dir: Path, *, min_score: float | None) -> Built:
+def lexical_build(docs_dir: Path, index_dir: Path, *, min_score: float | None) -> Built:
     """Passages and the lexical index only — seconds, where embedding takes minutes — so a bot
-    on a new or much-changed folder answers at once (with the lexical gate's threshold)."""
-    docs, skipped = load_folder(docs_dir)
-    index = index_documents(docs, embeddings=None, min_score=min_score)
-    return Built(index, "lexical", len(docs), tuple((s.path, s.reason) for s in skipped))
+    on a new or much-changed folder answers at once (with the lexical gate's threshold). The
+    same build as ``EMBEDDINGS=none``'s, so both answer alike; it reuses and stores the lexical
+    index but writes no manifest (other processes would take it for a new version)."""
+    index, report = load_or_build(
+        docs_dir, index_dir, embeddings=None, min_score=min_score, store=False
+    )
+    skipped = tuple((s.path, s.reason) for s in report.skipped)
+    return Built(index, "lexical", report.files, skipped)
 
 
 def vectors_missing(index_dir: Path, embeddings: Embeddings, index: Index) -> int:
@@ -258,7 +262,7 @@ def vectors_missing(index_dir: Path, embeddings: Embeddings, index: Index) -> in
     )
 
 
-def _fingerprint_or_none(docs_dir: Path) -> str | None:
+def fingerprint_or_none(docs_dir: Path) -> str | None:
     try:
         return fingerprint(docs_dir)
     except OSError:

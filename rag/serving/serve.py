@@ -20,6 +20,7 @@ from langchain_core.embeddings import Embeddings
 from rag.assemble import embeddings_from_settings, pipeline_around
 from rag.reviewed.answers import ReviewedAnswers
 from rag.scopes.sets import ScopeCatalog
+from rag.search.build import load_or_build
 from rag.search.embeddings import for_indexing
 from rag.serving.background import BackgroundBuilds
 from rag.serving.coordination import coordination
@@ -28,10 +29,8 @@ from rag.serving.refresh import (
     Build,
     Built,
     Refresher,
-    fingerprint,
+    fingerprint_or_none,
     index_builder,
-    lexical_build,
-    vectors_missing,
 )
 from rag.serving.sharing import Sharing
 from rag.serving.syncing import Syncing
@@ -72,8 +71,8 @@ def serve_pipeline(
     sync_retry: Retry | None = None,
 ) -> LivePipeline:
     """``embeddings``: EMBEDDINGS' embedder unless given (a test counts what is embedded).
-    ``full_index_first``: embed everything before returning (the console chat, which runs no
-    background backfill, would otherwise answer from the lexical index for good).
+    ``full_index_first``: embed everything before returning (a caller that runs no follower,
+    which would otherwise answer from the lexical index for good; the console runs one).
     ``sources``, ``sync_retry``: SOURCES_FILE and the sync's waits (:func:`_with_sync`)."""
     if embeddings is FROM_SETTINGS:
         embeddings = embeddings_from_settings(settings)
@@ -82,15 +81,13 @@ def serve_pipeline(
     build, sharing = _builder(
         settings, embeddings, redis, backfill, builds, beside_questions=not full_index_first
     )
-    try:
-        known: str | None = fingerprint(settings.docs_dir)  # before the build: no change missed
-    except OSError:
-        known = None
-    built, missing = (build(), 0) if full_index_first else _first_build(settings, embeddings, build)
+    known = fingerprint_or_none(settings.docs_dir)  # before the build: no change missed
+    first = (build(), 0, 0) if full_index_first else _first_build(settings, embeddings, build)
+    built, missing, vectors = first
     pipeline = pipeline_around(built.index, settings, redis=redis, reviewed=reviewed, scopes=scopes)
     live = LivePipeline(pipeline, mode=built.mode, fixed_min_score=settings.min_score)
     backfill.live = live
-    live.holder.progress(0, missing)
+    live.holder.progress(0, missing, vectors=vectors)
     lock, announcers = coordination(settings.index_dir, redis)
     refresher = Refresher(
         live,
@@ -109,16 +106,16 @@ def serve_pipeline(
             if live.holder.state.mode == "full":
                 await sharing.share(live.pipeline.index)
         if live.holder.state.mode == "lexical":
-            # Embed in the background (one process per corpus: the build lock); without the
-            # lock another process is at it, and its announcement brings the full index here.
+            # Embed in the background (one process per corpus: the build lock; without it another
+            # process is at it, and its announcement brings the full index here). ``active``
+            # is not cleared when cancelled: the batch under way at a stop is still counted.
             backfill.active = True
-            try:
-                await refresher.refresh("backfill", exclusive=True)
-            finally:
-                backfill.active = False
+            await refresher.refresh("backfill", exclusive=True)
+            backfill.active = False
         await refresher.run()
 
     live.follower = _with_sync(live, follow, settings, refresher, sources, sync_retry)
+    live.builds = builds
     return live
 
 
@@ -189,13 +186,23 @@ def _builder(
 
 def _first_build(
     settings: Settings, embeddings: Embeddings | None, build: Build
-) -> tuple[Built, int]:
+) -> tuple[Built, int, int]:
     """The full index when its vectors are (nearly all) cached, else the lexical one at once;
-    with how many passages the background backfill will embed."""
+    with how many passages the background backfill will embed, of how many vectors in all.
+    One pass over the folder when every vector is cached (a restart on an unchanged folder)
+    or too many are missing."""
     if embeddings is None:
-        return build(), 0
-    lexical = lexical_build(settings.docs_dir, min_score=settings.min_score)
-    missing = vectors_missing(settings.index_dir, embeddings, lexical.index)
-    if missing <= LEXICAL_FIRST_AT:
-        return build(), 0
-    return lexical, missing
+        return build(), 0, 0
+    index, report = load_or_build(
+        settings.docs_dir,
+        settings.index_dir,
+        embeddings=embeddings,
+        min_score=settings.min_score,
+        embed_at_most=0,
+    )
+    skipped = tuple((s.path, s.reason) for s in report.skipped)
+    if report.missing == 0:
+        return Built(index, "full", report.files, skipped), 0, report.vectors
+    if report.missing <= LEXICAL_FIRST_AT:
+        return build(), 0, report.vectors
+    return Built(index, "lexical", report.files, skipped), report.missing, report.vectors

@@ -19,12 +19,14 @@ from rag.language import IDEOGRAPH_WEIGHT, detect_language
 from tests.rag.factories import policy_hits
 
 ANSWER = (
-    "退费按剩余课时计算[1]。退费时收取退款金额 5% 的手续费，最低 50 元[1]。\n\n"
-    "口语课共分四个级别：入门级、进阶级、高阶级、流利级[2]。"
-    "每个级别 16 课时，每课时 45 分钟[2]。\n\n"
-    "Full-time employees receive 20 days of paid annual leave per year [3]. "
-    "Unused leave expires on 31 March of the following year [3]."
+    "退费是按剩余课时来计算的[1]。退费时会收取退款金额 5% 的手续费，最低 50 元[1]。\n\n"
+    "口语课一共分为四个级别：入门级、进阶级、高阶级、流利级[2]。"
+    "每个级别有 16 课时，每课时 45 分钟[2]。\n\n"
+    "Full-time employees get 20 days of paid annual leave each year [3]. "
+    "Any unused leave expires on 31 March of the next year [3]."
 )
+"""In the answer's own words: a sentence quoted word for word passes the claim rules without
+reading its source's language (:mod:`rag.check.verbatim`)."""
 
 _RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x3134F))
 

@@ -289,11 +289,9 @@ async def test_a_bot_on_a_folder_with_no_index_answers_lexically_at_once_then_at
         assert (index / "manifest.json").exists()  # the next start loads it, embedding nothing
 
 
-def test_the_console_chat_waits_for_the_full_index_instead_of_starting_lexically(
+def test_a_full_index_first_start_embeds_everything_before_it_returns(
     folders: tuple[Path, Path],
 ) -> None:
-    # The console runs no background backfill: started lexically it would stay lexical (and
-    # refuse what the full index answers), so python -m bot's console embeds first.
     docs, index = folders
     embeddings = CountingEmbeddings()
     settings = Settings.from_env({"DOCS_DIR": str(docs), "INDEX_DIR": str(index)})

@@ -343,15 +343,25 @@ def test_discovery_is_recursive_and_sorted_by_relative_path(tmp_path: Path) -> N
     assert [doc.source for doc in documents] == found
 
 
-def test_hidden_files_and_office_lock_files_are_ignored_silently(tmp_path: Path) -> None:
+def test_hidden_files_and_office_lock_files_are_counted_not_read_nor_warned_about(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     write(tmp_path / "visible.md", "# 可见\n\n正文。\n")
     write(tmp_path / ".git" / "notes.md", "# 隐藏\n")
+    write(tmp_path / ".git" / "objects" / "ab" / "cdef", b"\x00")
     write(tmp_path / ".DS_Store", b"\x00\x00")
     write(tmp_path / "~$manual.docx", b"\x00lock")
     write(tmp_path / "sub" / ".draft.md", "# 草稿\n")
-    documents, skipped = load_folder(tmp_path)
+    with caplog.at_level(logging.WARNING):
+        documents, skipped = load_folder(tmp_path)
     assert [doc.source for doc in documents] == ["visible.md"]
-    assert skipped == []
+    assert skipped == [
+        Skipped(".DS_Store", "hidden file"),
+        Skipped(".git", "hidden folder", files=2),
+        Skipped("sub/.draft.md", "hidden file"),
+        Skipped("~$manual.docx", "Office lock file"),
+    ]
+    assert caplog.records == []
 
 
 def test_symlink_loop_is_followed_once(tmp_path: Path) -> None:

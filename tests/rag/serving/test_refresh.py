@@ -15,6 +15,7 @@ from rag.cache.answers import MemoryCache
 from rag.generate.extractive import ExtractiveChatModel
 from rag.generate.llm import Generator
 from rag.pipeline import Pipeline
+from rag.search.embedding_run import BATCH
 from rag.search.embeddings import CachedEmbeddings, HashingEmbeddings
 from rag.serving.background import BackgroundBuilds
 from rag.serving.coordination import FileLock, ManifestAnnouncer
@@ -193,7 +194,7 @@ def test_passages_missing_vectors_are_counted_by_content_not_by_number(
     for path in sorted(docs.rglob("*.md"))[:3]:
         path.write_text(path.read_text(encoding="utf-8") + "\n\n修订。\n", encoding="utf-8")
 
-    lexical = lexical_build(docs, min_score=None)
+    lexical = lexical_build(docs, index_dir, min_score=None)
 
     assert vectors_missing(index_dir, embeddings, lexical.index) >= 3
 
@@ -235,5 +236,5 @@ async def test_a_bot_shutting_down_stops_its_build_at_the_next_batch_keeping_the
     await asyncio.wait_for(asyncio.to_thread(builds.join), 10)  # the thread ended
 
     assert Slow.batches == 1  # no batch after the stop
-    assert len(CachedEmbeddings(Slow(), index_dir)) == 32  # the first batch is kept
+    assert len(CachedEmbeddings(Slow(), index_dir)) == BATCH  # the first batch is kept
     assert live.index.version == served

@@ -1,0 +1,102 @@
+"""The lexical index on disk: its term counts under INDEX_DIR, keyed by what they count.
+
+Counting the terms of every passage (words, stems, CJK bigrams) is the slowest part of opening
+an index: about 10 s at 36k passages, paid by every ``rag ask`` and every start. The counts
+depend only on the passages' indexed texts and on the code that reads them, so they are stored
+once (``lexical-<key>.npz``: the sparse matrix and its terms) and loaded in a fraction of a
+second. The key hashes the passages' content hashes and the source of the modules that read
+text (:mod:`rag.reading`, :mod:`rag.search.lexical`): a change to either counts again, never
+serves stale terms. A missing, damaged or unwritable file only costs the counting.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from scipy import sparse
+
+from rag import reading
+from rag.chunks import Chunk, content_hash
+from rag.search import lexical
+from rag.search.lexical import LexicalIndex
+
+logger = logging.getLogger(__name__)
+
+PREFIX = "lexical-"
+
+
+def _reader_identity() -> str:
+    sources = [Path(module.__file__ or "").read_bytes() for module in (reading, lexical)]
+    return content_hash(b"".join(sources).decode("utf-8", "replace"))
+
+
+_READER = _reader_identity()
+
+
+def lexical_key(chunks: Sequence[Chunk], basis: str | None = None) -> str:
+    """``basis``: what determines the chunks' texts when the caller knows it more cheaply
+    than by hashing every chunk (the files' content hashes and the code that split them)."""
+    if basis is None:
+        basis = "\n".join(chunk.hash for chunk in chunks)
+    return content_hash(f"{_READER}\n{len(chunks)}\n{basis}")[:16]
+
+
+def open_lexical(
+    index_dir: Path, chunks: Sequence[Chunk], *, basis: str | None = None
+) -> LexicalIndex:
+    """The lexical index of ``chunks``: loaded when stored, else counted and stored."""
+    key = lexical_key(chunks, basis)
+    path = index_dir / f"{PREFIX}{key}.npz"
+    loaded = _load(path, len(chunks))
+    if loaded is not None:
+        return loaded
+    counted = LexicalIndex([chunk.indexed_text for chunk in chunks])
+    try:
+        _save(path, counted)
+    except OSError as error:
+        logger.warning("could not store the lexical index in %s: %s", index_dir, error)
+    return counted
+
+
+def _load(path: Path, rows: int) -> LexicalIndex | None:
+    if not path.exists():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            shape = (int(stored["shape"][0]), int(stored["shape"][1]))
+            tf = sparse.csc_matrix(
+                (stored["data"], stored["indices"], stored["indptr"]), shape=shape
+            )
+            terms = stored["terms"].tobytes().decode("utf-8").split("\n")
+    except (OSError, KeyError, ValueError, UnicodeDecodeError) as error:
+        logger.warning("stored lexical index %s is unreadable (%s); counting again", path, error)
+        return None
+    if shape[0] != rows or len(terms) != shape[1]:
+        return None
+    return LexicalIndex.from_counts(tf, terms)
+
+
+def _save(path: Path, index: LexicalIndex) -> None:
+    """Atomically, then the other stored lexical indexes go: only the current one is read."""
+    tf, terms = index.counts
+    if any("\n" in term for term in terms):
+        return  # terms are words, never lines; stored any other way they would not read back
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f"{path.stem}.{os.getpid()}.partial.npz")
+    np.savez(
+        partial,
+        data=tf.data,
+        indices=tf.indices,
+        indptr=tf.indptr,
+        shape=np.asarray(tf.shape, np.int64),
+        # One UTF-8 string, not a fixed-width array: one long term would widen every row.
+        terms=np.frombuffer("\n".join(terms).encode("utf-8"), np.uint8),
+    )
+    partial.replace(path)
+    for old in path.parent.glob(f"{PREFIX}*.npz"):
+        if old != path and ".partial" not in old.name:
+            old.unlink(missing_ok=True)

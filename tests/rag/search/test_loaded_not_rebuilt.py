@@ -1,0 +1,172 @@
+"""A second open of an unchanged folder loads what the first stored: no file is read (sizes and
+times unchanged), no term is counted (the lexical index is stored), nothing is embedded; a
+changed file is the only one read again; what ``rag index`` says it skipped adds up."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import rag.ingest.loaders
+import rag.search.lexical
+from rag.cli.skips import skipped_count, skipped_lines
+from rag.ingest.loaders import load_folder
+from rag.search import folder_read
+from rag.search.build import load_or_build
+from rag.search.embeddings import HashingEmbeddings
+from rag.search.manifest import read_manifest, write_manifest
+
+DOCS = Path(__file__).resolve().parents[3] / "docs"
+HOUR_AGO = time.time() - 3600
+
+
+class Counting(HashingEmbeddings):
+    def __init__(self) -> None:
+        super().__init__()
+        self.embedded = 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.embedded += len(texts)
+        return super().embed_documents(texts)
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    folder = shutil.copytree(DOCS, tmp_path / "docs")
+    for path in folder.rglob("*"):
+        os.utime(path, (HOUR_AGO, HOUR_AGO))  # settled: its time can be trusted
+    return folder
+
+
+def counted(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[object]:
+    """Every call of ``module.name`` from now on."""
+    calls: list[object] = []
+    real: Callable[..., Any] = getattr(module, name)
+
+    def counting(*args: Any) -> Any:
+        calls.append(args[0])
+        return real(*args)
+
+    monkeypatch.setattr(module, name, counting)
+    return calls
+
+
+def test_an_unchanged_folder_is_loaded_not_read_counted_or_embedded(
+    docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index_dir = tmp_path / "index"
+    first, _ = load_or_build(docs, index_dir, embeddings=Counting())
+    reads = counted(monkeypatch, rag.ingest.loaders, "load_path")
+    terms = counted(monkeypatch, rag.search.lexical, "search_terms")
+    embedder = Counting()
+
+    second, report = load_or_build(docs, index_dir, embeddings=embedder)
+
+    assert reads == []
+    assert terms == []  # no passage's terms counted: the lexical index was loaded
+    assert embedder.embedded == 0
+    assert (report.files, report.chunked_files) == (7, 0)
+    assert second.version == first.version
+    question = "年假可以结转几天？"
+    assert [h.chunk.id for h in second.search(question, 5)] == [
+        h.chunk.id for h in first.search(question, 5)
+    ]
+
+
+def test_only_a_changed_file_is_read_and_split_again(
+    docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index_dir = tmp_path / "index"
+    load_or_build(docs, index_dir, embeddings=None)
+    leave = docs / "hr" / "annual-leave.md"
+    leave.write_text(leave.read_text("utf-8") + "\n\n年假申请须提前三天提交。\n", "utf-8")
+    os.utime(leave, (HOUR_AGO + 60, HOUR_AGO + 60))
+    touched = docs / "courses.md"
+    os.utime(touched, (HOUR_AGO + 60, HOUR_AGO + 60))  # a new time, the same text
+    reads = counted(monkeypatch, rag.ingest.loaders, "load_path")
+
+    index, report = load_or_build(docs, index_dir, embeddings=None)
+
+    assert sorted(Path(str(path)).name for path in reads) == ["annual-leave.md", "courses.md"]
+    assert report.chunked_files == 1  # the touched file kept its chunks
+    assert index.search("年假申请须提前几天提交？", 1)[0].chunk.source == "hr/annual-leave.md"
+
+
+def test_sizes_and_times_recorded_by_other_code_are_not_trusted(
+    docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index_dir = tmp_path / "index"
+    load_or_build(docs, index_dir, embeddings=None)
+    manifest = read_manifest(index_dir)
+    assert manifest is not None
+    write_manifest(index_dir, manifest.model_copy(update={"reader": "another-loader"}))
+    reads = counted(monkeypatch, rag.ingest.loaders, "load_path")
+
+    load_or_build(docs, index_dir, embeddings=None)
+
+    assert len(reads) == 7  # a loader that reads differently must read every file again
+    assert read_manifest(index_dir) == manifest  # and the record is this code's again
+
+
+def test_a_file_written_just_before_it_was_read_is_hashed_again_next_time(
+    docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index_dir = tmp_path / "index"
+    fresh = docs / "courses.md"
+    os.utime(fresh, None)  # now: a write in the same clock tick could follow unseen
+    load_or_build(docs, index_dir, embeddings=None)
+    monkeypatch.setattr(folder_read, "SETTLE_SECONDS", 0.0)
+    reads = counted(monkeypatch, rag.ingest.loaders, "load_path")
+
+    load_or_build(docs, index_dir, embeddings=None)
+
+    assert [Path(str(path)).name for path in reads] == ["courses.md"]
+
+
+def test_skipped_files_are_counted_by_reason_hidden_folders_included(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / ".github" / "workflows").mkdir(parents=True)
+    (docs / ".github" / "workflows" / "ci.md").write_text("# ci\n", "utf-8")
+    (docs / ".github" / "README.md").write_text("# hidden\n", "utf-8")
+    (docs / ".notes.md").write_text("# notes\n", "utf-8")
+    (docs / "logo.png").write_bytes(b"\x89PNG\r\n")
+    (docs / "diagram.bin").write_bytes(b"\x00\x01")
+    (docs / "empty.md").write_text("", "utf-8")
+    (docs / "page.md").write_text("# 页面\n\n正文。\n", "utf-8")
+
+    documents, skipped = load_folder(docs)
+
+    assert [doc.source for doc in documents] == ["page.md"]
+    assert skipped_count(skipped) == (
+        "6 (2 in hidden folders, 2 unsupported: .bin, .png, 1 empty file, 1 hidden files)"
+    )
+    assert skipped_lines(skipped) == [
+        "  skipped .github/ (hidden folder, 2 files)",
+        "  skipped diagram.bin: unsupported file type .bin",
+        "  skipped empty.md: empty file",
+        "  skipped logo.png: unsupported file type .png",
+    ]
+
+
+def test_the_lexical_start_is_the_index_embeddings_none_builds(docs: Path, tmp_path: Path) -> None:
+    """``rag ask`` before the vectors exist, a bot's lexical phase and ``EMBEDDINGS=none``
+    answer from one and the same index: same version, threshold and hits."""
+    lexical_start, report = load_or_build(
+        docs, tmp_path / "a", embeddings=Counting(), embed_at_most=0
+    )
+    no_embeddings, _ = load_or_build(docs, tmp_path / "b", embeddings=None)
+
+    assert report.missing == report.vectors > 0
+    assert lexical_start.embeddings is None
+    assert lexical_start.version == no_embeddings.version
+    assert lexical_start.min_score == no_embeddings.min_score
+    for question in ("年假可以结转几天？", "How many days of annual leave?", "火星天气"):
+        assert [(h.chunk.id, h.score) for h in lexical_start.search(question, 5)] == [
+            (h.chunk.id, h.score) for h in no_embeddings.search(question, 5)
+        ]

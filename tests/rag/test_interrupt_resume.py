@@ -1,0 +1,135 @@
+"""Ctrl-C and SIGTERM stop ``rag index`` and ``rag ask`` between two embedding batches, say how
+many vectors were kept, print no traceback, and the next run embeds only the rest.
+
+The signal is real: the embedder sends it to this process (pytest runs tests in the main
+thread, where Python delivers signals) after its first batch, as a person pressing Ctrl-C
+while ``rag index`` embeds."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from rag.cli import ask as ask_cli
+from rag.cli import index as index_cli
+from rag.search.embedding_run import BATCH
+from rag.search.embeddings import HashingEmbeddings
+from rag.serving import opening
+from rag.serving.background import BackgroundBuilds
+from rag.settings import Settings
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+class Builds(BackgroundBuilds):
+    """The command's build thread, remembered so the embedder can wait for the stop to land
+    (the fake embeds 46 passages in a millisecond; the real one takes seconds a batch)."""
+
+    made: ClassVar[list[BackgroundBuilds]] = []
+
+    def __init__(self) -> None:
+        super().__init__()
+        Builds.made.append(self)
+
+
+class Interrupting(HashingEmbeddings):
+    """Counts what it embeds; after its first batch it sends ``sig`` to this process and
+    finishes the batch once the command has taken the stop."""
+
+    def __init__(self, sig: signal.Signals | None = None) -> None:
+        super().__init__()
+        self.sig, self.embedded = sig, 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.embedded += len(texts)
+        if self.sig is not None and self.embedded == len(texts):
+            os.kill(os.getpid(), self.sig)
+            assert Builds.made[-1].stopping.wait(10), "the signal did not stop the build"
+        return super().embed_documents(texts)
+
+
+@pytest.fixture(autouse=True)
+def remembered_builds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(index_cli, "BackgroundBuilds", Builds)
+    monkeypatch.setattr(opening, "BackgroundBuilds", Builds)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    shutil.copytree(DOCS, tmp_path / "docs")
+    env = {"DOCS_DIR": str(tmp_path / "docs"), "INDEX_DIR": str(tmp_path / "index")}
+    return Settings.from_env(env)
+
+
+def rag_index(settings: Settings, embedder: HashingEmbeddings) -> int:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(index_cli, "embeddings_from_settings", lambda _: embedder)
+        return index_cli.run(argparse.Namespace(docs=None), settings)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_rag_index_stopped_by_a_signal_keeps_its_vectors_and_the_next_run_resumes(
+    settings: Settings, sig: signal.Signals, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stopped = Interrupting(sig)
+    assert rag_index(settings, stopped) == 130
+    err = capsys.readouterr().err
+    assert stopped.embedded == BATCH  # the batch under way when the signal came, then none
+    passages = err.split("kept ")[1].split(" of ")[1].split(" vectors")[0]
+    assert f"citebot: stopped: kept {BATCH} of {passages} vectors; run it again to resume" in err
+    assert f"citebot: {sig.name}: stopping after the batch being embedded" in err
+    assert "Traceback" not in err
+
+    resumed = Interrupting()
+    assert rag_index(settings, resumed) == 0
+    assert resumed.embedded == int(passages) - BATCH  # only the rest
+    assert "0 embedded" not in capsys.readouterr().out
+
+
+def test_rag_ask_with_vectors_missing_answers_lexically_at_once_and_says_so(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    embedder = Interrupting()
+    monkeypatch.setattr(opening, "embeddings_from_settings", lambda _: embedder)
+    args = argparse.Namespace(question="年假有几天？", json=False, questions=None, scope=None)
+    assert ask_cli.run(args, settings) == 0
+    out, err = capsys.readouterr()
+    assert embedder.embedded == 0  # nothing embedded before answering
+    assert "[1]" in out
+    assert "citebot: answered from the lexical index (" in err
+    assert "`python -m rag index` embeds them" in err
+
+
+def test_rag_ask_embedding_a_few_passages_stops_on_ctrl_c_without_a_traceback(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(opening, "LEXICAL_FIRST_AT", 10_000)  # embed first, as for a few
+    embedder = Interrupting(signal.SIGINT)
+    monkeypatch.setattr(opening, "embeddings_from_settings", lambda _: embedder)
+    args = argparse.Namespace(question="年假有几天？", json=False, questions=None, scope=None)
+    assert ask_cli.run(args, settings) == 130
+    err = capsys.readouterr().err
+    assert f"stopped before answering: kept {BATCH} of " in err
+    assert "ask again to resume" in err
+    assert "Traceback" not in err
+
+
+def test_rag_ask_on_a_missing_folder_says_what_to_set_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = Settings.from_env(
+        {"DOCS_DIR": str(tmp_path / "nowhere"), "INDEX_DIR": str(tmp_path / "index")}
+    )
+    args = argparse.Namespace(question="年假有几天？", json=False, questions=None, scope=None)
+    assert ask_cli.run(args, settings) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        f"citebot: DOCS_DIR {tmp_path / 'nowhere'} does not exist; "
+        "set DOCS_DIR to the folder holding your documents"
+    ]

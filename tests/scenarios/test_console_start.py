@@ -1,0 +1,128 @@
+"""``python -m bot``'s console on a folder with no vectors starts as the bot does: it answers
+from the lexical index at once, says so, embeds in the background with progress lines, and
+switches to full mode; Ctrl-C ends it within a batch, saying what was kept."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+
+from bot.root.config import read_config
+from bot.root.console import console_chat
+from bot.root.services import Services
+from rag import serve_pipeline
+from rag.reviewed.answers import ReviewedAnswers
+from rag.search.embedding_run import BATCH
+from rag.search.embeddings import HashingEmbeddings
+from tests.scenarios.test_freshness import folders
+
+__all__ = ["folders"]  # the shared fixture
+
+QUESTION = "流利级的课程费是多少？"
+
+
+class Gated(HashingEmbeddings):
+    """Embeds once the test opens the gate: the dense half takes "long"."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+        self.embedded = 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        assert self.gate.wait(30), "the test never opened the gate"
+        self.embedded += len(texts)
+        return super().embed_documents(texts)
+
+
+class Terminal:
+    """The operator's side: what they type (a pipe the console reads) and what they see.
+    Made in the test itself: pytest's output capture sets ``sys.stdin``/``stdout`` again
+    after fixtures are set up."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        read, write = os.pipe()
+        self.reading = os.fdopen(read, "r", encoding="utf-8")
+        self.typing = os.fdopen(write, "w", encoding="utf-8")
+        self.out, self.err = io.StringIO(), io.StringIO()
+        monkeypatch.setattr("sys.stdin", self.reading)
+        monkeypatch.setattr("sys.stdout", self.out)
+        monkeypatch.setattr("sys.stderr", self.err)
+
+    def type(self, line: str) -> None:
+        self.typing.write(line + "\n")
+        self.typing.flush()
+
+    @property
+    def seen(self) -> str:
+        return self.out.getvalue() + self.err.getvalue()
+
+    async def until(self, text: str) -> None:
+        for _ in range(600):
+            if text in self.seen:
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"never printed {text!r}: {self.seen}")
+
+    def close(self) -> None:
+        for stream in (self.typing, self.reading):
+            if not stream.closed:
+                stream.close()
+
+
+def started(folders: tuple[Path, Path], embeddings: Gated) -> tuple[Services, object]:
+    docs, index = folders
+    config = read_config({"DOCS_DIR": str(docs), "INDEX_DIR": str(index)})
+    live = serve_pipeline(config.bot.rag, redis=None, embeddings=embeddings)
+    services = Services(redis=None, reviewed=ReviewedAnswers.in_memory(), pipeline=live)
+    return services, config
+
+
+async def test_the_console_answers_at_once_embeds_behind_and_switches_to_full_mode(
+    folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    terminal = Terminal(monkeypatch)
+    embeddings = Gated()
+    services, config = started(folders, embeddings)
+    chat = asyncio.create_task(console_chat(config, services))  # type: ignore[arg-type]
+    terminal.type(QUESTION)
+
+    await terminal.until("4800")  # answered lexically, nothing embedded yet
+    assert embeddings.embedded == 0
+    assert "Lexical mode: answering now from the lexical index (46 passages)" in terminal.seen
+    await terminal.until("embedding: 0 of 46 passages")  # progress, before any batch ends
+    embeddings.gate.set()
+    await terminal.until("Full mode: dense search on too")
+    terminal.typing.close()  # Ctrl-D
+
+    assert await asyncio.wait_for(chat, 30) == 0
+    terminal.close()
+    assert embeddings.embedded == 46
+    assert "kept" not in terminal.seen
+
+
+async def test_ctrl_c_ends_the_console_within_a_batch_saying_what_was_kept(
+    folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    terminal = Terminal(monkeypatch)
+    embeddings = Gated()
+    services, config = started(folders, embeddings)
+    chat = asyncio.create_task(console_chat(config, services))  # type: ignore[arg-type]
+    terminal.type(QUESTION)
+    await terminal.until("4800")
+
+    os.kill(os.getpid(), signal.SIGINT)  # while the first batch is being embedded
+    await terminal.until("citebot: SIGINT: stopping")
+    embeddings.gate.set()  # that batch ends; no other starts
+
+    assert await asyncio.wait_for(chat, 30) == 130
+    terminal.close()
+    assert f"citebot: kept {BATCH} of 46 vectors; start again to resume" in terminal.seen
+    assert embeddings.embedded == BATCH
+    assert "Traceback" not in terminal.seen
