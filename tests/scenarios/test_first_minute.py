@@ -25,9 +25,12 @@ from rag import serve_pipeline
 from rag.reviewed.answers import ReviewedAnswers
 from rag.search.embeddings import HashingEmbeddings
 from rag.settings import Settings
+from tests.fakes.feishu_api import FakeFeishuApi
+from tests.fakes.feishu_events import FeishuEvents
 from tests.fakes.openai_fixture import openai_server
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.fakes.slack_api import FakeSlackApi
+from tests.scenarios.feishu_harness import REVIEW_CHAT, REVIEWER, FeishuBot, feishu_env
 from tests.scenarios.harness import (
     CHANNEL,
     DOCS,
@@ -142,3 +145,34 @@ async def test_with_a_model_a_draft_that_fails_the_check_reaches_the_review_chan
     assert "六个级别" not in told
     cards = slack_api.in_channel(REVIEW_CHANNEL)
     assert any("六个级别" in str(card.blocks) for card in cards)
+
+
+async def test_on_feishu_a_question_asked_at_once_with_a_model_reaches_the_review_group(
+    tmp_path: Path, openai_server: FakeOpenAIServer, own_redis_url: str
+) -> None:
+    openai_server.script(Reply("口语课一共有六个级别，每级 12 课时[1]。"))
+    docs = tmp_path / "docs"
+    shutil.copytree(DOCS, docs)
+    async with FakeFeishuApi() as feishu:
+        feishu.chat_members[REVIEW_CHAT] = [REVIEWER]
+        variables = feishu_env(
+            feishu,
+            DOCS_DIR=str(docs),
+            INDEX_DIR=str(tmp_path / "index"),
+            EMBEDDINGS="e5",
+            REFRESH_SECONDS="0",
+            REDIS_URL=own_redis_url,
+            FEISHU_REVIEW_CHAT=REVIEW_CHAT,
+            LLM_BASE_URL=openai_server.base_url,
+            LLM_API_KEY=openai_server.api_key,
+            LLM_MODEL="m",
+        )
+        async with just_started(variables) as (served, health):
+            assert await lexical(served, health)
+            bot = FeishuBot(feishu, FeishuEvents(f"{served.url}/feishu/events"))
+            question, _ = await bot.ask_group("口语课一共有几级？")
+            [note] = await bot.replies(question)
+            await feishu.wait_until(lambda: len(feishu.in_chat(REVIEW_CHAT)) == 1)
+        [card] = feishu.in_chat(REVIEW_CHAT)
+    assert "人工复核" in note.text
+    assert "六个级别" in card.text
