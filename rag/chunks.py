@@ -70,10 +70,15 @@ class Chunk:
         return HEADING_SEPARATOR.join(self.heading)
 
     @property
+    def context(self) -> str:
+        """Title and heading path, each once: what tells a passage's topic to the searches."""
+        parts = [self.title, *self.heading] if self.title else list(self.heading)
+        return HEADING_SEPARATOR.join(dict.fromkeys(part for part in parts if part))
+
+    @property
     def indexed_text(self) -> str:
         """What retrieval sees: title and heading path give the passage its context."""
-        context = [self.title, *self.heading] if self.title else list(self.heading)
-        prefix = HEADING_SEPARATOR.join(dict.fromkeys(part for part in context if part))
+        prefix = self.context
         about = f"\n{self.about}" if self.about else ""
         return f"{prefix}{about}\n{self.text}" if prefix or about else self.text
 
@@ -81,8 +86,7 @@ class Chunk:
     def dense_text(self) -> str:
         """What the embedder reads: title and heading path and the passage's first
         :data:`DENSE_TOKENS` tokens or so (an ideograph, a 4-letter piece of a word, a sign)."""
-        context = [self.title, *self.heading] if self.title else list(self.heading)
-        prefix = HEADING_SEPARATOR.join(dict.fromkeys(part for part in context if part))
+        prefix = self.context
         body = _first_tokens(self.text, DENSE_TOKENS)
         return f"{prefix}\n{body}" if prefix else body
 

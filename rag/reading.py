@@ -188,9 +188,7 @@ def claim_terms(text: str) -> set[str]:
 
 # --- questions -------------------------------------------------------------------------------
 
-_QUERY_STOP_CHARS = frozenset(
-    "的了是和与及或也都就我你您他她它们这那吗呢吧啊呀么还啥咋嘛哪个些怎样请问"
-)
+_QUERY_STOP_CHARS = _QUESTION_STOP_CHARS | frozenset("啥咋嘛哪个些怎样请问")
 _QUERY_STOP_BIGRAMS = frozenset(
     words(
         "多少 什么 怎么 怎样 如何 为什 么样 哪些 哪个 哪里 是否 能否 可以 请问 多久 多长 一下 "
