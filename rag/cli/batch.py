@@ -12,6 +12,10 @@ OUT: one line per input line, in order::
 
 ``text`` is what the asker would see (for ``unverified``, the draft that went to review),
 ``source`` the path relative to DOCS_DIR and ``n`` the ``[n]`` of the source in ``text``.
+When the chat model gives no usable reply for a question (after its retries), that line says
+what the asker would have read (the model-failure sentence, verdict ``refusal``: nothing was
+answered) with ``"failure": reason``, and the run goes on: one timeout must not cost the
+answers to the rest of a long run.
 A line that is not a question object is reported with its line number and nothing is answered,
 so a typo never costs a long run half-way through.
 """
@@ -27,6 +31,9 @@ from typing import Any
 
 from rag.errors import CitebotError
 from rag.followup.rewrite import Rewriter
+from rag.generate.llm import GenerationError
+from rag.language import detect_language
+from rag.messages import model_failure_text
 from rag.pipeline import Pipeline
 from rag.results import Result
 
@@ -95,23 +102,49 @@ def out_line(asked: Asked, result: Result) -> dict[str, Any]:
     }
 
 
+def failed_line(asked: Asked, error: GenerationError) -> dict[str, Any]:
+    """What the bot shows when the model fails: its one sentence, no sources."""
+    text = model_failure_text(detect_language(asked.question))
+    return {
+        "id": asked.id,
+        "verdict": "refusal",
+        "text": text,
+        "sources": [],
+        "failure": error.reason,
+    }
+
+
 async def answer_all(
     questions: Iterable[Asked], pipeline: Pipeline, rewriter: Rewriter, out: Path, *, scope: str
 ) -> Counter[str]:
-    """Answers every question in order, writing each line as soon as it is answered."""
+    """Answers every question in order, writing each line as soon as it is answered.
+
+    The counter has one entry per verdict and ``failed`` for the model failures among the
+    refusals.
+    """
     verdicts: Counter[str] = Counter()
     with out.open("w", encoding="utf-8") as sink:
         for asked in questions:
             question = asked.question
             if asked.first_question is not None:
                 question = await rewriter.standalone(question, (asked.first_question,))
-            result = await pipeline.answer(question, scope=scope)
-            verdicts[result.verdict] += 1
-            sink.write(json.dumps(out_line(asked, result), ensure_ascii=False) + "\n")
+            try:
+                result = await pipeline.answer(question, scope=scope)
+            except GenerationError as error:
+                line = failed_line(asked, error)
+                verdicts["failed"] += 1
+            else:
+                line = out_line(asked, result)
+            verdicts[str(line["verdict"])] += 1
+            sink.write(json.dumps(line, ensure_ascii=False) + "\n")
             sink.flush()
     return verdicts
 
 
 def summary(verdicts: Counter[str]) -> str:
-    """One line per verdict, in a fixed order (``answer: 41``)."""
-    return "\n".join(f"{v}: {verdicts.get(v, 0)}" for v in ("answer", "refusal", "unverified"))
+    """One line per verdict, in a fixed order (``answer: 41``), then how many of the refusals
+    were the chat model failing, if any."""
+    lines = [f"{v}: {verdicts.get(v, 0)}" for v in ("answer", "refusal", "unverified")]
+    if verdicts.get("failed"):
+        lines.append(f'model failed: {verdicts["failed"]} (counted as refusals; see "failure")')
+    return "\n".join(lines)

@@ -3,6 +3,7 @@ process, in order, follow-ups made standalone as the bot makes them, bad input r
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from rag.cli import main
+from tests.fakes.openai_server import FakeOpenAIServer, HttpError
 
 POLICY = """# 请假制度
 
@@ -115,3 +117,35 @@ def test_questions_need_an_out_file(folder: Path, capsys: pytest.CaptureFixture[
 
     assert main(["ask", "--questions", str(questions)]) == 2
     assert "--out" in capsys.readouterr().err
+
+
+async def test_a_model_failure_is_written_on_its_line_and_the_run_goes_on(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    questions = write(
+        folder / "in.jsonl",
+        [{"id": "a", "question": "年假有几天？"}, {"id": "b", "question": "病假最多几天？"}],
+    )
+    out = folder / "out.jsonl"
+    async with FakeOpenAIServer() as server:
+        # one attempt a question (so no retry wait): the first fails, the second is answered
+        server.script(HttpError(500), "每年带薪病假最多 12 天[1]。")
+        monkeypatch.setenv("LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("LLM_API_KEY", server.api_key)
+        monkeypatch.setenv("LLM_MODEL", "chat-model")
+        monkeypatch.setenv("LLM_MAX_ATTEMPTS", "1")
+        code = await asyncio.to_thread(
+            main, ["ask", "--questions", str(questions), "--out", str(out)]
+        )
+
+    assert code == 0
+    failed, answered = lines(out)
+    assert failed["verdict"] == "refusal"
+    assert failed["sources"] == []
+    assert failed["failure"]
+    assert "年假" not in str(failed["text"])  # the failure sentence, not a draft
+    assert answered["verdict"] == "answer"
+    assert "12 天" in str(answered["text"])
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[:3] == ["answer: 1", "refusal: 1", "unverified: 0"]
+    assert printed[3].startswith("model failed: 1")
