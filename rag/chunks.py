@@ -56,6 +56,10 @@ class Chunk:
     about: str = ""
     """What the page's metadata says it is about (front matter description, keywords): searched
     with the passage, never shown as if the passage said it."""
+    table_head: str = ""
+    """The header row and rule of the table this passage starts inside, when the cut left them
+    in an earlier passage: a row such as ``| timeout | integer | 否 | 3 |`` means nothing
+    without its column names, so they go with it to the searches, the model and the checker."""
 
     @property
     def id(self) -> str:
@@ -76,11 +80,18 @@ class Chunk:
         return HEADING_SEPARATOR.join(dict.fromkeys(part for part in parts if part))
 
     @property
+    def readable_text(self) -> str:
+        """The passage as a reader needs it: under its table's header row when it starts inside
+        a table whose header an earlier passage holds (what the model and the checker read)."""
+        return f"{self.table_head}\n{self.text}" if self.table_head else self.text
+
+    @property
     def indexed_text(self) -> str:
         """What retrieval sees: title and heading path give the passage its context."""
         prefix = self.context
         about = f"\n{self.about}" if self.about else ""
-        return f"{prefix}{about}\n{self.text}" if prefix or about else self.text
+        body = self.readable_text
+        return f"{prefix}{about}\n{body}" if prefix or about else body
 
     @property
     def dense_text(self) -> str:
@@ -99,7 +110,7 @@ class Chunk:
     def text_with_headings(self) -> str:
         """What the checker reads: title, headings and text, each heading a line of its own (so
         a heading never runs into the passage's first sentence)."""
-        return "\n".join((self.title, *self.heading, self.text))
+        return "\n".join((self.title, *self.heading, self.readable_text))
 
     @property
     def hash(self) -> str:

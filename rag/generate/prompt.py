@@ -90,7 +90,8 @@ def source_header(n: int, hit: Hit) -> str:
 def source_block(n: int, hit: Hit, *, max_chars: int | None = None) -> str:
     """Source ``n`` as every prompt shows it: header, then its text (the first ``max_chars``
     characters, if given), escaped so that a document cannot close the block or open another."""
-    text = hit.chunk.text if max_chars is None else hit.chunk.text[:max_chars]
+    text = hit.chunk.readable_text
+    text = text if max_chars is None else text[:max_chars]
     return f'<source n="{n}">\n{source_header(n, hit)}\n\n{escape_data(text)}\n</source>'
 
 

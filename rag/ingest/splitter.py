@@ -25,6 +25,7 @@ from langchain_text_splitters import (
 
 from rag.chunks import Chunk
 from rag.ingest.documents import SourceDocument
+from rag.lines import is_table_header, is_table_row
 
 DEFAULT_CHUNK_SIZE = 500
 """Characters; a policy paragraph of a few sentences, one or two rules with their numbers.
@@ -110,6 +111,7 @@ class Splitter:
                         link=doc.link,
                         doc_id=doc.doc_id,
                         about=doc.about,
+                        table_head=table_head(text, start),
                     )
                 )
         return chunks
@@ -134,6 +136,23 @@ def _located(text: str, passages: list[str]) -> list[tuple[int, str]]:
         located.append((start, passage))
         previous_start, previous_end = start, start + len(passage)
     return located
+
+
+def table_head(section: str, start: int) -> str:
+    """The header row and rule of the table a passage at ``start`` begins inside, when they lie
+    before it (else ""): the rows above it up to the table's first, if that one is a header."""
+    line_start = section.rfind("\n", 0, start) + 1
+    line_end = section.find("\n", start)
+    first_line = section[start:] if line_end == -1 else section[start:line_end]
+    if section[line_start:start].strip() or not is_table_row(first_line):
+        return ""  # it starts mid-line, or not at a table row
+    above = section[:line_start].splitlines()
+    top = len(above)
+    while top > 0 and is_table_row(above[top - 1]):
+        top -= 1
+    if top + 1 < len(above) and is_table_header(above, top):
+        return f"{above[top].strip()}\n{above[top + 1].strip()}"
+    return ""
 
 
 class _SectionSplitter(ExperimentalMarkdownSyntaxTextSplitter):

@@ -37,6 +37,7 @@ class StoredChunk(Record):
     link: str | None
     doc_id: str
     about: str = ""
+    table_head: str = ""
     vector_key: str | None = None
     """:attr:`Chunk.vector_key` as computed when split (reading a passage's first tokens costs
     seconds at 36k passages); used only by the code that computed it (``Manifest.reader``)."""
@@ -53,6 +54,7 @@ class StoredChunk(Record):
             link=chunk.link,
             doc_id=chunk.doc_id,
             about=chunk.about,
+            table_head=chunk.table_head,
             vector_key=chunk.vector_key,
         )
 

@@ -209,3 +209,41 @@ def test_repeated_sentence_keeps_its_own_offset() -> None:
     assert chunks[1].text.startswith("同一句。")
     assert chunks[1].start == text.rindex("同一句。")
     assert not uncovered(section, chunks)
+
+
+HEADER = "| 名称 | 类型 | 必选项 | 默认值 | 描述 |\n| --- | --- | --- | --- | --- |"
+ROW = "| key_{i} | integer | 否 | {d} | 第 {i} 个属性的说明，写得足够长以便表格跨越多个段落。 |\n"
+TABLE_PAGE = (
+    "## 属性\n\n下表列出插件的属性。\n\n"
+    + HEADER
+    + "\n"
+    + "".join(ROW.format(i=i, d=i * 10) for i in range(12))
+)
+
+
+def test_a_passage_starting_inside_a_table_carries_its_header_row() -> None:
+    chunks = Splitter(chunk_size=300, chunk_overlap=60).split(
+        SourceDocument(source="plugin.md", text=TABLE_PAGE)
+    )
+    assert len(chunks) >= 3
+    [first] = [c for c in chunks if "| 名称 | 类型" in c.text]
+    assert first.table_head == ""  # the header is in its own text
+    rest = chunks[chunks.index(first) + 1 :]
+    header = HEADER
+    later = [c for c in rest if c.text.startswith("| key_")]
+    assert later, "the table spans several passages"
+    for chunk in later:
+        assert "| 名称 |" not in chunk.text  # text stays the exact substring
+        assert chunk.table_head == header
+        assert chunk.readable_text.startswith(header + "\n| key_")
+        assert "默认值" in chunk.indexed_text  # its column names are searched with it
+        assert header in chunk.text_with_headings  # and read by the checker
+
+
+def test_a_passage_after_a_table_has_no_table_head() -> None:
+    page = TABLE_PAGE + "\n表格之后的一段普通文字，讲别的事情。" * 8
+    chunks = Splitter(chunk_size=300, chunk_overlap=60).split(
+        SourceDocument(source="plugin.md", text=page)
+    )
+    assert not chunks[-1].text.startswith("|")
+    assert chunks[-1].table_head == ""
