@@ -28,12 +28,13 @@ from rag.generate.quotable import (
     Candidate,
     quotable,
 )
+from rag.glossary import glossary
 from rag.language import Language, detect_language
 from rag.lines import without_marker
 from rag.messages import refusal_text
 from rag.reading import match_terms
 
-EXTRACTIVE_VERSION = "6"
+EXTRACTIVE_VERSION = "7"
 """Part of the model identity in cache keys: bump when the choice of sentences changes."""
 
 MAX_SENTENCES = 3
@@ -117,7 +118,7 @@ class _Scorer:
 def choose_sentences(question: str, sources: Sequence[PromptSource]) -> list[Candidate]:
     """The best 1-3 quotes (with the context they need), the best one's source first; empty
     when none shares a term with the question."""
-    wanted = match_terms(question)
+    wanted = match_terms(question) | _translated_terms(question, sources)
     candidates = quotable(sources)
     if not wanted or not candidates:
         return []
@@ -153,6 +154,17 @@ def choose_sentences(question: str, sources: Sequence[PromptSource]) -> list[Can
     lead = {c.source: i for i, c in reversed(list(enumerate(chosen)))}
     chosen.sort(key=lambda c: (lead[c.source], c.position))
     return chosen
+
+
+def _translated_terms(question: str, sources: Sequence[PromptSource]) -> set[str]:
+    """The question's words in the other language when every source is written in that one
+    (:mod:`rag.glossary`): every dictionary sense, since only the sentences' own words count.
+    One source in the question's language (prose around a config block) is read as it is."""
+    asked = detect_language(question)
+    if not sources or any(detect_language(source.text) == asked for source in sources):
+        return set()
+    senses = glossary().candidates(question, "en" if asked == "zh" else "zh")
+    return match_terms("\n".join(sense for word in senses for sense in word))
 
 
 def _with_context(

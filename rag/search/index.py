@@ -39,11 +39,13 @@ from langchain_core.embeddings import Embeddings
 from tqdm import tqdm
 
 from rag.chunks import Chunk, content_hash
+from rag.glossary import glossary
+from rag.language import Language, detect_language
 from rag.results import Hit
 from rag.search.embeddings import embedder_identity
 from rag.search.fusion import DEFAULT_DEPTH, Ranked, RowArray, fuse, top_positions
 from rag.search.gate import GateModel, gate_for
-from rag.search.lexical import LexicalIndex
+from rag.search.lexical import LexicalIndex, LexicalScores
 
 logger = logging.getLogger(__name__)
 
@@ -157,6 +159,7 @@ class Index:
             raise ValueError(msg)
         self._lexical = lexical or LexicalIndex([chunk.indexed_text for chunk in self.chunks])
         self._by_id = {chunk.id: chunk for chunk in self.chunks}
+        self._chinese: npt.NDArray[np.bool_] | None = None
 
     def __len__(self) -> int:
         return len(self.chunks)
@@ -186,7 +189,7 @@ class Index:
             raise ValueError(msg)
         if not self.chunks or (rows is not None and not len(rows)):
             return []
-        lexical = self._lexical.scores(question)
+        lexical = self._with_translation(question, self._lexical.scores(question))
         dense: Matrix | None = None
         if self._vectors is not None and self.embeddings is not None:
             dense = _dense_scores(self._vectors, self.embeddings, question)
@@ -210,6 +213,40 @@ class Index:
             )
             for rank, position in enumerate(found, start=1)
         ]
+
+    def _with_translation(self, question: str, lexical: LexicalScores) -> LexicalScores:
+        """Passages in the other language than the question also scored against its words in
+        that language (:mod:`rag.glossary`, each word as these passages name it); the others
+        keep the question's own scores. A folder in one language never translates."""
+        into: Language = "en" if detect_language(question) == "zh" else "zh"
+        other = self._in_language(into)
+        if not other.any():
+            return lexical
+        words = [self._lexical.common(c) for c in glossary().candidates(question, into)]
+        if not any(words):
+            return lexical
+        # A word these passages never use still counts against them, as an unseen term does
+        # in the question's own reading: "食堂" must not vanish and leave "company" to match.
+        translated = " ".join(word or f"untranslated{i}" for i, word in enumerate(words))
+        crossed = self._lexical.scores(translated)
+        # The better of the two readings: a passage "in English" may be a config block that
+        # holds the Chinese question's identifiers as written.
+        return LexicalScores(
+            np.where(other, np.maximum(crossed.bm25, lexical.bm25), lexical.bm25),
+            np.where(other, np.maximum(crossed.cosine, lexical.cosine), lexical.cosine),
+            np.where(other, np.maximum(crossed.coverage, lexical.coverage), lexical.coverage),
+        )
+
+    def _in_language(self, language: Language) -> npt.NDArray[np.bool_]:
+        """Which passages are written in ``language`` (read once, on the first question that
+        could be translated)."""
+        if self._chinese is None:
+            self._chinese = np.fromiter(
+                (detect_language(chunk.text) == "zh" for chunk in self.chunks),
+                dtype=np.bool_,
+                count=len(self.chunks),
+            )
+        return self._chinese if language == "zh" else ~self._chinese
 
     @staticmethod
     def _fused(bm25: Matrix, dense: Matrix | None, gate: Matrix, k: int) -> list[Ranked]:

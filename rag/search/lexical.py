@@ -162,6 +162,23 @@ class LexicalIndex:
         coverage /= query_norm_sq
         return LexicalScores(bm25, np.minimum(cosine, 1.0), np.minimum(coverage, 1.0))
 
+    def common(self, candidates: Sequence[str]) -> str | None:
+        """The candidate these texts use most (by the passages holding its rarest term), None
+        when they use none: how a translated word is chosen among its dictionary senses
+        (默认 or 违约 for "default": plugin documentation says 默认)."""
+        best, best_count = None, 0
+        for candidate in candidates:
+            terms = query_terms(candidate)
+            columns = [self._vocabulary.get(term) for term in terms]
+            if not terms or None in columns:
+                continue
+            held = min(
+                int(self._tf.indptr[c + 1] - self._tf.indptr[c]) for c in columns if c is not None
+            )
+            if held > best_count:
+                best, best_count = candidate, held
+        return best
+
     def _unseen_idf(self, feature: str, rarest: float) -> float:
         """How much a query term no passage contains says against every passage.
 

@@ -129,7 +129,7 @@ async def test_async_invoke_answers_like_invoke() -> None:
 
 
 def test_model_identity_names_the_model_for_cache_keys() -> None:
-    assert model_identity(ExtractiveChatModel()) == "extractive/6"
+    assert model_identity(ExtractiveChatModel()) == "extractive/7"
     remote = ChatOpenAI(
         base_url="https://api.deepseek.com/v1", api_key=SecretStr("k"), model="deepseek-chat"
     )

@@ -1,0 +1,28 @@
+"""A question in the other language than the documents: its words looked up in CC-CEDICT,
+each chosen as the passages themselves name it."""
+
+from __future__ import annotations
+
+from rag.chunks import Chunk
+from rag.glossary import glossary
+from rag.search.index import Index
+
+
+def test_an_english_question_finds_the_chinese_passage_that_answers_it() -> None:
+    chunks = [
+        Chunk(source="plugins/limit-count.md", text="该插件的默认超时时间为 3 秒。", n=0),
+        Chunk(source="plugins/cors.md", text="跨域资源共享允许浏览器访问其他来源。", n=0),
+        Chunk(source="intro.md", text="The gateway routes requests to upstream services.", n=0),
+    ]
+    index = Index(chunks, vectors=None, embeddings=None, version="t")
+    [best, *_] = index.search("What is the default timeout?", k=3)
+    assert best.chunk.source == "plugins/limit-count.md"
+    assert best.score >= index.min_score
+
+
+def test_a_chinese_question_reads_as_english_content_words() -> None:
+    words = glossary().in_english("员工援助计划（EAP）的电话号码是多少？")
+    assert ("EAP",) in words
+    flat = {sense for word in words for sense in word}
+    assert {"employee", "telephone"} <= flat
+    assert not any("how many?" in word for word in words)  # 多少 is a question word
