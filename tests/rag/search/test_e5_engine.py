@@ -21,7 +21,7 @@ from threadpoolctl import threadpool_info
 from rag.search import embeddings
 from rag.search.e5_engine import encode, shared_model
 from rag.search.embeddings import E5Embeddings
-from rag.search.priority import lower_this_thread
+from rag.search.priority import LOWEST, lower_this_thread
 
 TEXTS = [
     "员工带薪休假天数规定：入职满一年的员工每年享有 10 个工作日的带薪年假。",
@@ -77,7 +77,11 @@ def test_helper_threads_run_at_the_callers_priority(monkeypatch: pytest.MonkeyPa
         seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
         return real(*args)  # type: ignore[arg-type]
 
+    here = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    if here >= LOWEST:
+        pytest.skip("already at the lowest priority: nothing to tell apart")
+    lower = here + 1
     monkeypatch.setattr(embeddings, "encode", recording)
-    with ThreadPoolExecutor(1, initializer=lower_this_thread, initargs=(7,)) as low:
+    with ThreadPoolExecutor(1, initializer=lower_this_thread, initargs=(lower,)) as low:
         low.submit(E5Embeddings(threads=2).embed_documents, ["一", "二", "三"]).result()
-    assert seen == [7, 7]
+    assert seen == [lower, lower]
