@@ -101,6 +101,7 @@ def serving_pipeline(
         reviewed=reviewed,
         scopes=None if config.scopes is None else config.scopes.catalog,
         sources=config.sources,
+        progress=sys.stderr if config.console else None,
     )
 
 

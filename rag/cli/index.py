@@ -183,6 +183,7 @@ async def _build_locked(settings: Settings, redis: GuardedRedis | None) -> Index
         embeddings=shared or watched,
         min_score=settings.min_score,
         on_progress=line,
+        on_stage=line.stage,
     )
     try:
         with stop_on_signals(builds, lambda text: print(f"\n{text}", file=sys.stderr, flush=True)):

@@ -34,11 +34,19 @@ from rag.search.embedding_run import OnProgress, embed_chunks
 from rag.search.embeddings import CachedEmbeddings, embedder_identity
 from rag.search.folder_read import READER, FolderRead, read_folder
 from rag.search.gate import gate_for
-from rag.search.index import Index, Matrix, index_version
+from rag.search.index import Index, Matrix, chunks_digest, version_of
 from rag.search.lexical import LexicalIndex
 from rag.search.lexical_store import open_lexical
-from rag.search.manifest import Manifest, StoredChunk, StoredFile, read_manifest, write_manifest
-from rag.search.progress_line import ProgressLine
+from rag.search.manifest import (
+    Manifest,
+    StoredChunk,
+    StoredFile,
+    manifest_bytes,
+    parse_manifest,
+    write_manifest,
+)
+from rag.search.progress_line import OnStage, ProgressLine
+from rag.search.snapshot import Snapshot, read_snapshot, write_snapshot
 
 logger = logging.getLogger(__name__)
 
@@ -89,45 +97,44 @@ def load_or_build(
     on_progress: OnProgress | None = None,
     store: bool = True,
     embed_at_most: int | None = None,
+    on_stage: OnStage | None = None,
 ) -> tuple[Index, BuildReport]:
     """The index over ``docs_dir``: loaded from ``index_dir`` when still valid, else rebuilt
     incrementally (module docstring), and the report of what was loaded, split and embedded.
 
     ``min_score``: MIN_SCORE, else a calibration stored for the gate, else its default.
-    ``on_progress`` hears how the embedding goes (``progress``: a line on stderr);
-    ``store=False`` writes no manifest (other processes read one as a new version).
-    ``embed_at_most``: when more passages lack a vector, none is embedded and the index is
-    the lexical one (the manifest written only when there was none); the report's ``missing``
-    says how many lack one.
+    ``on_progress`` hears how the embedding goes (``progress``: a line on stderr), ``on_stage``
+    how reading, splitting and counting terms go (a new folder takes seconds before the first
+    passage exists); ``store=False`` writes no manifest (other processes read one as a new
+    version). ``embed_at_most``: when more passages lack a vector, none is embedded and the
+    index is the lexical one (the manifest written only when there was none); the report's
+    ``missing`` says how many lack one.
     """
     started = time.perf_counter()
     splitter = Splitter()
     identity = None if embeddings is None else embedder_identity(embeddings)
     gate = gate_for(identity)
-    manifest = read_manifest(index_dir)
     shape = (splitter.chunk_size, splitter.chunk_overlap)
-    reusable = manifest.files if manifest is not None and manifest.splitter == shape else {}
-    trusted = manifest is not None and manifest.reader == READER
-    read = read_folder(docs_dir, reusable, trusted=trusted)
-    split = _split(read, reusable, splitter, trusted=trusted)
+    raw = manifest_bytes(index_dir)
+    opened = _open(docs_dir, index_dir, raw, splitter, on_stage)
+    read, split = opened.read, opened.split
     cached = None if embeddings is None else CachedEmbeddings(embeddings, index_dir)
     missing = 0 if cached is None else cached.missing(split.keys)
     if cached is not None and embed_at_most is not None and missing > embed_at_most:
         # Lexical: stored only as the first record of the folder (no index announced yet), so
         # the next run reads no file again; over a full index it would announce a new version.
         cached, identity, gate = None, None, gate_for(None)
-        store = store and manifest is None
+        store = store and raw is None
     vectors = None if cached is None else _vectors(split, cached, progress, on_progress)
-    version = index_version(split.chunks, splitter, identity, gate)
+    version = version_of(split.digests, splitter, identity, gate)
     built = Manifest(
-        version=version, splitter=shape, embedder=identity, gate=gate.identity, files=split.files
-    ).model_copy(update={"reader": READER})
-    if store and built != manifest:
-        write_manifest(index_dir, built)
+        version=version, splitter=shape, embedder=identity, gate=gate.identity, files={}
+    )
+    _record(index_dir, raw, opened, built.model_copy(update={"reader": READER}), store=store)
     calibration = load_calibration(index_dir, gate.identity)
     if min_score is None and calibration is not None:
         min_score = calibration.min_score
-    lexical = _lexical(index_dir, split, shape)
+    lexical = _lexical(index_dir, split, shape, on_stage)
     index = Index(
         split.chunks,
         vectors=vectors,
@@ -137,15 +144,109 @@ def load_or_build(
         min_score=min_score,
         lexical=lexical,
     )
-    previous = None if manifest is None else manifest.version
-    return index, _report(read, split, cached, version, previous, missing, started)
+    return index, _report(read, split, cached, version, opened.previous, missing, started)
 
 
-def _lexical(index_dir: Path, split: _Split, shape: tuple[int, int]) -> LexicalIndex:
+@dataclass(frozen=True, slots=True)
+class _Opened:
+    """The folder against what INDEX_DIR recorded of it."""
+
+    read: FolderRead
+    split: _Split
+    manifest: Manifest | None
+    """The stored manifest, when it had to be read (a file changed, no snapshot)."""
+    snapshot: Snapshot | None
+
+    @property
+    def previous(self) -> str | None:
+        """The index version recorded before this build."""
+        if self.manifest is not None:
+            return self.manifest.version
+        return None if self.snapshot is None else self.snapshot.version
+
+
+def _open(
+    docs_dir: Path,
+    index_dir: Path,
+    raw: bytes | None,
+    splitter: Splitter,
+    on_stage: OnStage | None,
+) -> _Opened:
+    """Sizes and times first: when no file changed since the manifest's snapshot, the snapshot
+    is the whole index (no record validated, no chunk hashed); else the manifest is read and
+    only what changed is read and split."""
+    shape = (splitter.chunk_size, splitter.chunk_overlap)
+    snapshot = None if raw is None else read_snapshot(index_dir, raw)
+    if snapshot is not None and (snapshot.reader, snapshot.splitter) != (READER, shape):
+        snapshot = None
+    read = None
+    if snapshot is not None:
+        read = read_folder(docs_dir, snapshot.files, trusted=True, on_stage=on_stage)
+        if not read.documents and read.order == list(snapshot.files):
+            split = _Split(snapshot.chunks(), None, 0, snapshot.keys, *_rows(snapshot))
+            return _Opened(read, split, None, snapshot)
+    manifest = None if raw is None else parse_manifest(index_dir, raw)
+    reusable = manifest.files if manifest is not None and manifest.splitter == shape else {}
+    trusted = manifest is not None and manifest.reader == READER
+    if read is None or manifest is None:
+        read = read_folder(docs_dir, reusable, trusted=trusted, on_stage=on_stage)
+    split = _split(read, reusable, splitter, trusted=trusted, on_stage=on_stage)
+    return _Opened(read, split, manifest, snapshot)
+
+
+def _record(
+    index_dir: Path, raw: bytes | None, opened: _Opened, built: Manifest, *, store: bool
+) -> None:
+    """Writes the manifest ``built`` (its files from the folder) when it differs from the
+    stored one, and the snapshot of whichever manifest is then on disk."""
+    files, manifest = opened.split.files, opened.manifest
+    if files is None:  # unchanged since the snapshot
+        if not store or (built.embedder, built.gate) == _built_by(opened.snapshot):
+            return
+        # Another embedder or gate over unchanged files (EMBEDDINGS changed): a new version
+        # to record, from the manifest's own entries.
+        manifest = None if raw is None else parse_manifest(index_dir, raw)
+        if manifest is None:
+            return
+        files = dict(manifest.files)
+    built = built.model_copy(update={"files": files})
+    if store and built != manifest:
+        write_snapshot(index_dir, write_manifest(index_dir, built), built)
+    elif raw is not None and manifest is not None and _same_files(manifest, files):
+        # The stored record still holds (first open by this code, or a lexical start over
+        # it): its snapshot, so that the next open is fast.
+        write_snapshot(index_dir, raw, manifest.model_copy(update={"files": files}))
+
+
+def _built_by(snapshot: Snapshot | None) -> tuple[str | None, str] | None:
+    return None if snapshot is None else (snapshot.embedder, snapshot.gate)
+
+
+def _rows(snapshot: Snapshot) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The snapshot's files' digests and content hashes, in folder order."""
+    rows = snapshot.files.items()
+    return [(name, row.digest) for name, row in rows], [(name, row.hash) for name, row in rows]
+
+
+def _same_files(manifest: Manifest, files: Mapping[str, StoredFile]) -> bool:
+    """Whether ``files`` are the manifest's own, but for the digests this code adds."""
+    if list(manifest.files) != list(files):
+        return False
+    return all(
+        stored.model_copy(update={"digest": None}) == entry.model_copy(update={"digest": None})
+        for stored, entry in zip(manifest.files.values(), files.values(), strict=True)
+    )
+
+
+def _lexical(
+    index_dir: Path, split: _Split, shape: tuple[int, int], on_stage: OnStage | None
+) -> LexicalIndex:
     """The files' content hashes, the splitter and the code that read them fix every chunk's
     text: hashing those is a fraction of hashing 36k chunks."""
-    basis = "\n".join(f"{name}\t{entry.hash}" for name, entry in split.files.items())
-    return open_lexical(index_dir, split.chunks, basis=f"{READER}\n{shape}\n{basis}")
+    basis = "\n".join(f"{name}\t{hash_}" for name, hash_ in split.hashes)
+    return open_lexical(
+        index_dir, split.chunks, basis=f"{READER}\n{shape}\n{basis}", on_stage=on_stage
+    )
 
 
 def _report(
@@ -187,40 +288,64 @@ def _vectors(
 @dataclass(frozen=True, slots=True)
 class _Split:
     chunks: list[Chunk]
-    files: dict[str, StoredFile]
-    """The manifest's ``files``: each document's hash and chunks."""
+    files: dict[str, StoredFile] | None
+    """The manifest's ``files``: each document's hash and chunks; ``None`` when the folder
+    was opened from its snapshot unchanged (nothing to record)."""
     chunked_files: int
     keys: list[str]
     """Each chunk's :attr:`~rag.chunks.Chunk.vector_key`."""
+    digests: list[tuple[str, str]]
+    """Each file's :func:`~rag.search.index.chunks_digest`, in folder order."""
+    hashes: list[tuple[str, str]]
+    """Each file's content hash, in folder order."""
 
 
 def _split(
-    read: FolderRead, stored: Mapping[str, StoredFile], splitter: Splitter, *, trusted: bool
+    read: FolderRead,
+    stored: Mapping[str, StoredFile],
+    splitter: Splitter,
+    *,
+    trusted: bool,
+    on_stage: OnStage | None = None,
 ) -> _Split:
     """Every file's chunks, in folder order: stored ones when it was not read again or its
     content hash is unchanged, else split. ``trusted``: the stored vector keys were computed
     by this code."""
-    split = _Split([], {}, 0, [])
+    files: dict[str, StoredFile] = {}
+    chunks: list[Chunk] = []
+    keys: list[str] = []
     chunked = 0
     for name in read.order:
-        entry = read.unchanged.get(name)
         doc = read.documents.get(name)
-        if entry is None and doc is not None:
-            entry = stored.get(name)
-            if entry is None or entry.hash != doc.hash:
-                entry = StoredFile(
-                    hash=doc.hash, chunks=tuple(StoredChunk.of(c) for c in splitter.split(doc))
-                )
-                chunked += 1
-            stat = read.stats.get(name)
-            if stat is not None:
-                entry = entry.model_copy(update={"size": stat.size, "mtime_ns": stat.mtime_ns})
+        entry = None if doc is None else stored.get(name)
+        fresh = doc is not None and (entry is None or entry.hash != doc.hash)
+        if doc is not None and fresh:
+            if on_stage is not None:
+                on_stage("splitting", chunked, len(read.documents))
+            split = splitter.split(doc)
+            entry = StoredFile(
+                hash=doc.hash,
+                chunks=tuple(StoredChunk.of(c) for c in split),
+                digest=chunks_digest(split),
+            )
+            chunked += 1
+        elif doc is None:
+            entry = stored[name]
         assert entry is not None
-        chunks = [kept.chunk(name) for kept in entry.chunks]
-        if not trusted or any(kept.vector_key is None for kept in entry.chunks):
+        stat = read.stats.get(name)
+        if doc is not None and stat is not None:
+            entry = entry.model_copy(update={"size": stat.size, "mtime_ns": stat.mtime_ns})
+        kept = [stored_chunk.chunk(name) for stored_chunk in entry.chunks]
+        if not fresh and (not trusted or any(c.vector_key is None for c in entry.chunks)):
             # Recorded by other code (or before keys were stored): computed again, and stored.
-            entry = entry.model_copy(update={"chunks": tuple(StoredChunk.of(c) for c in chunks)})
-        split.files[name] = entry
-        split.chunks.extend(chunks)
-        split.keys.extend(kept.vector_key or "" for kept in entry.chunks)
-    return _Split(split.chunks, split.files, chunked, split.keys)
+            entry = entry.model_copy(update={"chunks": tuple(StoredChunk.of(c) for c in kept)})
+        if entry.digest is None or (not fresh and not trusted):
+            entry = entry.model_copy(update={"digest": chunks_digest(kept)})
+        files[name] = entry
+        chunks.extend(kept)
+        keys.extend(stored_chunk.vector_key or "" for stored_chunk in entry.chunks)
+    if on_stage is not None and chunked:
+        on_stage("splitting", chunked, len(read.documents))
+    digests = [(name, entry.digest or "") for name, entry in files.items()]
+    hashes = [(name, entry.hash) for name, entry in files.items()]
+    return _Split(chunks, files, chunked, keys, digests, hashes)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TextIO
 
 from langchain_core.embeddings import Embeddings
 
@@ -22,8 +23,10 @@ from rag.reviewed.answers import ReviewedAnswers
 from rag.scopes.sets import ScopeCatalog
 from rag.search.build import load_or_build
 from rag.search.embeddings import for_indexing
+from rag.search.progress_line import OnStage, ProgressLine
 from rag.serving.background import BackgroundBuilds
 from rag.serving.coordination import coordination
+from rag.serving.holder import LEXICAL_FIRST_AT
 from rag.serving.live import LivePipeline
 from rag.serving.refresh import (
     Build,
@@ -40,10 +43,6 @@ from rag.sync.http import Retry
 from rag.sync.sources_file import SourcesFile
 
 FROM_SETTINGS = object()
-
-LEXICAL_FIRST_AT = 20
-"""Passages without a cached vector above which a starting bot answers lexically first: the
-bundled e5 embeds about 4.7 passages/s on 2 cores, so 20 is a few seconds of waiting."""
 
 
 @dataclass
@@ -69,11 +68,14 @@ def serve_pipeline(
     full_index_first: bool = False,
     sources: SourcesFile | None = None,
     sync_retry: Retry | None = None,
+    progress: TextIO | None = None,
 ) -> LivePipeline:
     """``embeddings``: EMBEDDINGS' embedder unless given (a test counts what is embedded).
     ``full_index_first``: embed everything before returning (a caller that runs no follower,
     which would otherwise answer from the lexical index for good; the console runs one).
-    ``sources``, ``sync_retry``: SOURCES_FILE and the sync's waits (:func:`_with_sync`)."""
+    ``sources``, ``sync_retry``: SOURCES_FILE and the sync's waits (:func:`_with_sync`).
+    ``progress``: where the first build says how far its reading, splitting and counting are
+    (the console: a new folder of 1,200 pages takes seconds before it can answer)."""
     if embeddings is FROM_SETTINGS:
         embeddings = embeddings_from_settings(settings)
     assert embeddings is None or isinstance(embeddings, Embeddings)
@@ -82,7 +84,15 @@ def serve_pipeline(
         settings, embeddings, redis, backfill, builds, beside_questions=not full_index_first
     )
     known = fingerprint_or_none(settings.docs_dir)  # before the build: no change missed
-    first = (build(), 0, 0) if full_index_first else _first_build(settings, embeddings, build)
+    line = None if progress is None else ProgressLine(progress)
+    try:
+        if full_index_first:
+            first = (build(), 0, 0)
+        else:
+            first = _first_build(settings, embeddings, build, None if line is None else line.stage)
+    finally:
+        if line is not None:
+            line.close()
     built, missing, vectors = first
     pipeline = pipeline_around(built.index, settings, redis=redis, reviewed=reviewed, scopes=scopes)
     live = LivePipeline(pipeline, mode=built.mode, fixed_min_score=settings.min_score)
@@ -185,22 +195,24 @@ def _builder(
 
 
 def _first_build(
-    settings: Settings, embeddings: Embeddings | None, build: Build
+    settings: Settings, embeddings: Embeddings | None, build: Build, on_stage: OnStage | None
 ) -> tuple[Built, int, int]:
     """The full index when its vectors are (nearly all) cached, else the lexical one at once;
     with how many passages the background backfill will embed, of how many vectors in all.
     One pass over the folder when every vector is cached (a restart on an unchanged folder)
     or too many are missing."""
-    if embeddings is None:
-        return build(), 0, 0
     index, report = load_or_build(
         settings.docs_dir,
         settings.index_dir,
         embeddings=embeddings,
         min_score=settings.min_score,
         embed_at_most=0,
+        on_stage=on_stage,
     )
     skipped = tuple((s.path, s.reason) for s in report.skipped)
+    if embeddings is None:
+        documents = len({chunk.source for chunk in index.chunks})
+        return Built(index, "full", documents, skipped), 0, 0
     if report.missing == 0:
         return Built(index, "full", report.files, skipped), 0, report.vectors
     if report.missing <= LEXICAL_FIRST_AT:
