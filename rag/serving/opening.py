@@ -16,6 +16,7 @@ Ctrl-C or SIGTERM stop it between two batches, keeping what it embedded.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import sys
 from dataclasses import dataclass
@@ -81,7 +82,7 @@ async def open_pipeline(
             index, report = await builds.run(build)
     finally:
         line.close()
-        builds.join()
+        await asyncio.to_thread(builds.join)
     pipeline = pipeline_around(index, settings, redis=redis, scopes=scopes)
     identity = None if embeddings is None else embedder_identity(embeddings)
     return Opened(pipeline, report, identity)
