@@ -83,7 +83,9 @@ async def open_pipeline(
     finally:
         line.close()
         await asyncio.to_thread(builds.join)
-    pipeline = pipeline_around(index, settings, redis=redis, scopes=scopes)
+    # One question (or one batch): the checker's segmenter (a second of jieba's dictionary)
+    # loads only if an answer needs it, not for a refusal or an English answer.
+    pipeline = pipeline_around(index, settings, redis=redis, scopes=scopes, warm_checker=False)
     identity = None if embeddings is None else embedder_identity(embeddings)
     return Opened(pipeline, report, identity)
 
