@@ -50,6 +50,9 @@ def run(config: Config) -> int:
     except IndexUnavailable as error:
         print(f"citebot: cannot open the documents index: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C while a new folder is read: seconds, nothing embedded
+        print("\ncitebot: stopped while opening the index; nothing was embedded", file=sys.stderr)
+        return 130
     if composed.app is None:
         return asyncio.run(console_chat(composed.config, composed.services))
     _announce(composed.config)

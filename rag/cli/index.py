@@ -32,7 +32,7 @@ from rag.search.build import BuildReport, load_or_build
 from rag.search.embedding_run import BuildStopped
 from rag.search.index import Index
 from rag.search.progress_line import ProgressLine
-from rag.serving.background import BackgroundBuilds, Watched
+from rag.serving.background import BackgroundBuilds, Watched, stoppable
 from rag.serving.coordination import BuildLock, RedisAnnouncer, coordination
 from rag.serving.sharing import Sharing
 from rag.serving.stopping import kept_text, stop_on_signals
@@ -185,7 +185,7 @@ async def _build_locked(settings: Settings, redis: GuardedRedis | None) -> Index
         embeddings=watched,
         min_score=settings.min_score,
         on_progress=line,
-        on_stage=line.stage,
+        on_stage=stoppable(line.stage, builds.stopping),
     )
     try:
         with stop_on_signals(builds, lambda text: print(f"\n{text}", file=sys.stderr, flush=True)):

@@ -27,10 +27,11 @@ from langchain_core.embeddings import Embeddings
 
 from rag.search.embedding_run import BuildStopped
 from rag.search.embeddings import embedder_identity
+from rag.search.progress_line import OnStage, Stage
 
 T = TypeVar("T")
 
-__all__ = ["BackgroundBuilds", "BuildStopped", "Watched", "switching"]
+__all__ = ["BackgroundBuilds", "BuildStopped", "Watched", "stoppable", "switching"]
 
 
 class BackgroundBuilds:
@@ -72,6 +73,19 @@ def switching(work: Callable[[], T]) -> Callable[[], T]:
             sys.setswitchinterval(before)
 
     return run
+
+
+def stoppable(on_stage: OnStage, stopping: threading.Event) -> OnStage:
+    """``on_stage``, raising :class:`BuildStopped` once ``stopping`` is set: reading and
+    counting a new folder take seconds before anything is embedded, and a stop asked for
+    meanwhile is taken at the next file (nothing embedded, nothing to keep)."""
+
+    def staged(stage: Stage, done: int, total: int) -> None:
+        if stopping.is_set():
+            raise BuildStopped
+        on_stage(stage, done, total)
+
+    return staged
 
 
 STOP_POLL_SECONDS = 0.1

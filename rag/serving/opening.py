@@ -28,7 +28,7 @@ from rag.scopes.sets import ScopeCatalog
 from rag.search.build import BuildReport, load_or_build
 from rag.search.embeddings import E5Embeddings, embedder_identity
 from rag.search.progress_line import ProgressLine, duration
-from rag.serving.background import BackgroundBuilds, Watched
+from rag.serving.background import BackgroundBuilds, Watched, stoppable
 from rag.serving.holder import LEXICAL_FIRST_AT
 from rag.serving.stopping import stop_on_signals
 from rag.settings import Settings
@@ -74,7 +74,7 @@ async def open_pipeline(
         embeddings=watched,
         min_score=settings.min_score,
         on_progress=line,
-        on_stage=line.stage,
+        on_stage=stoppable(line.stage, builds.stopping),
         embed_at_most=LEXICAL_FIRST_AT if lexical_first else None,
     )
     try:

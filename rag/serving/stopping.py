@@ -57,4 +57,6 @@ def stop_on_signals(builds: BackgroundBuilds, say: Callable[[str], None]) -> Ite
 
 def kept_text(stopped: BuildStopped, *, again: str) -> str:
     """``kept 20,395 of 35,573 vectors; run it again to resume``."""
+    if not stopped.total:  # stopped while the folder was read, before any passage existed
+        return f"the folder was still being read, nothing was embedded; {again} to start over"
     return f"kept {stopped.kept:,} of {stopped.total:,} vectors; {again} to resume"

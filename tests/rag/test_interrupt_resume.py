@@ -16,14 +16,17 @@ import signal
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from rag.cli import ask as ask_cli
 from rag.cli import index as index_cli
+from rag.search import folder_read
 from rag.search.embedding_run import BATCH
 from rag.search.embeddings import HashingEmbeddings
 from rag.serving import opening
+from rag.serving.background import BackgroundBuilds
 from rag.settings import Settings
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -49,6 +52,21 @@ class Interrupting(HashingEmbeddings):
         vectors = super().embed_documents(texts)
         self.embedded += len(texts)
         return vectors
+
+
+STOPPING: list[threading.Event] = []
+"""The stop event of the command's build, so a test can wait for a signal to have landed."""
+
+
+class Builds(BackgroundBuilds):
+    def __init__(self) -> None:
+        super().__init__()
+        STOPPING.append(self.stopping)
+
+
+@pytest.fixture(autouse=True)
+def remembered_builds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(index_cli, "BackgroundBuilds", Builds)
 
 
 @pytest.fixture(autouse=True)
@@ -131,3 +149,30 @@ def test_rag_ask_on_a_missing_folder_says_what_to_set_in_one_line(
         f"citebot: DOCS_DIR {tmp_path / 'nowhere'} does not exist; "
         "set DOCS_DIR to the folder holding your documents"
     ]
+
+
+def test_rag_index_stopped_while_reading_a_new_folder_stops_at_the_next_file(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Reading and counting a folder of 1,200 pages takes seconds before the first batch: a
+    stop asked for meanwhile is taken there, not after."""
+    real = folder_read.loaders.load_path
+    read: list[object] = []
+
+    def load_path(*args: Any) -> Any:
+        read.append(args[0])
+        if len(read) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+            assert STOPPING[-1].wait(10)
+        return real(*args)
+
+    monkeypatch.setattr(folder_read.loaders, "load_path", load_path)
+    embedder = Interrupting()
+
+    assert rag_index(settings, embedder) == 130
+
+    err = capsys.readouterr().err
+    assert len(read) == 2  # the third file is never read
+    assert embedder.embedded == 0
+    assert "citebot: stopped: the folder was still being read, nothing was embedded" in err
+    assert "Traceback" not in err
