@@ -5,8 +5,10 @@ and gate it was built with, and each file's size, time and content hash with its
 live in the embedding cache (:class:`rag.search.embeddings.CachedEmbeddings`), the lexical
 index beside them (:mod:`rag.search.lexical_store`). :func:`load_or_build` reads only files
 whose size or time changed (:mod:`rag.search.folder_read`), splits only those whose hash
-changed and embeds only chunks whose text changed, so an unchanged folder of 36k passages opens
-in about a second; a damaged manifest means a rebuild, never a crash.
+changed (:mod:`rag.search.folder_split`) and embeds only chunks whose text changed; when no
+file changed, the manifest's snapshot (:mod:`rag.search.snapshot`) is the whole index, so an
+unchanged folder of 36k passages opens in about half a second; a damaged manifest means a
+rebuild, never a crash.
 
 The report (:class:`BuildReport`) is returned beside the index, not stored on it: the index
 knows nothing of how it was built. A lexical result (``embed_at_most``) is the index
@@ -25,7 +27,6 @@ from pathlib import Path
 
 from langchain_core.embeddings import Embeddings
 
-from rag.chunks import Chunk
 from rag.ingest.documents import SourceDocument
 from rag.ingest.loaders import Skipped
 from rag.ingest.splitter import Splitter
@@ -33,13 +34,13 @@ from rag.search.calibration import load_calibration
 from rag.search.embedding_run import OnProgress, embed_chunks
 from rag.search.embeddings import CachedEmbeddings, embedder_identity
 from rag.search.folder_read import READER, FolderRead, read_folder
+from rag.search.folder_split import Split, snapshot_split, split_folder
 from rag.search.gate import gate_for
-from rag.search.index import Index, Matrix, chunks_digest, version_of
+from rag.search.index import Index, Matrix, version_of
 from rag.search.lexical import LexicalIndex
 from rag.search.lexical_store import open_lexical
 from rag.search.manifest import (
     Manifest,
-    StoredChunk,
     StoredFile,
     manifest_bytes,
     parse_manifest,
@@ -152,7 +153,7 @@ class _Opened:
     """The folder against what INDEX_DIR recorded of it."""
 
     read: FolderRead
-    split: _Split
+    split: Split
     manifest: Manifest | None
     """The stored manifest, when it had to be read (a file changed, no snapshot)."""
     snapshot: Snapshot | None
@@ -183,14 +184,14 @@ def _open(
     if snapshot is not None:
         read = read_folder(docs_dir, snapshot.files, trusted=True, on_stage=on_stage)
         if not read.documents and read.order == list(snapshot.files):
-            split = _Split(snapshot.chunks(), None, 0, snapshot.keys, *_rows(snapshot))
+            split = snapshot_split(snapshot)
             return _Opened(read, split, None, snapshot)
     manifest = None if raw is None else parse_manifest(index_dir, raw)
     reusable = manifest.files if manifest is not None and manifest.splitter == shape else {}
     trusted = manifest is not None and manifest.reader == READER
     if read is None or manifest is None:
         read = read_folder(docs_dir, reusable, trusted=trusted, on_stage=on_stage)
-    split = _split(read, reusable, splitter, trusted=trusted, on_stage=on_stage)
+    split = split_folder(read, reusable, splitter, trusted=trusted, on_stage=on_stage)
     return _Opened(read, split, manifest, snapshot)
 
 
@@ -222,12 +223,6 @@ def _built_by(snapshot: Snapshot | None) -> tuple[str | None, str] | None:
     return None if snapshot is None else (snapshot.embedder, snapshot.gate)
 
 
-def _rows(snapshot: Snapshot) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """The snapshot's files' digests and content hashes, in folder order."""
-    rows = snapshot.files.items()
-    return [(name, row.digest) for name, row in rows], [(name, row.hash) for name, row in rows]
-
-
 def _same_files(manifest: Manifest, files: Mapping[str, StoredFile]) -> bool:
     """Whether ``files`` are the manifest's own, but for the digests this code adds."""
     if list(manifest.files) != list(files):
@@ -239,7 +234,7 @@ def _same_files(manifest: Manifest, files: Mapping[str, StoredFile]) -> bool:
 
 
 def _lexical(
-    index_dir: Path, split: _Split, shape: tuple[int, int], on_stage: OnStage | None
+    index_dir: Path, split: Split, shape: tuple[int, int], on_stage: OnStage | None
 ) -> LexicalIndex:
     """The files' content hashes, the splitter and the code that read them fix every chunk's
     text: hashing those is a fraction of hashing 36k chunks."""
@@ -251,7 +246,7 @@ def _lexical(
 
 def _report(
     read: FolderRead,
-    split: _Split,
+    split: Split,
     cached: CachedEmbeddings | None,
     version: str,
     previous: str | None,
@@ -274,7 +269,7 @@ def _report(
 
 
 def _vectors(
-    split: _Split, cached: CachedEmbeddings, progress: bool, on_progress: OnProgress | None
+    split: Split, cached: CachedEmbeddings, progress: bool, on_progress: OnProgress | None
 ) -> Matrix:
     if on_progress is not None or not progress:
         return embed_chunks(split.chunks, cached, keys=split.keys, on_progress=on_progress)
@@ -283,69 +278,3 @@ def _vectors(
         return embed_chunks(split.chunks, cached, keys=split.keys, on_progress=line)
     finally:
         line.close()
-
-
-@dataclass(frozen=True, slots=True)
-class _Split:
-    chunks: list[Chunk]
-    files: dict[str, StoredFile] | None
-    """The manifest's ``files``: each document's hash and chunks; ``None`` when the folder
-    was opened from its snapshot unchanged (nothing to record)."""
-    chunked_files: int
-    keys: list[str]
-    """Each chunk's :attr:`~rag.chunks.Chunk.vector_key`."""
-    digests: list[tuple[str, str]]
-    """Each file's :func:`~rag.search.index.chunks_digest`, in folder order."""
-    hashes: list[tuple[str, str]]
-    """Each file's content hash, in folder order."""
-
-
-def _split(
-    read: FolderRead,
-    stored: Mapping[str, StoredFile],
-    splitter: Splitter,
-    *,
-    trusted: bool,
-    on_stage: OnStage | None = None,
-) -> _Split:
-    """Every file's chunks, in folder order: stored ones when it was not read again or its
-    content hash is unchanged, else split. ``trusted``: the stored vector keys were computed
-    by this code."""
-    files: dict[str, StoredFile] = {}
-    chunks: list[Chunk] = []
-    keys: list[str] = []
-    chunked = 0
-    for name in read.order:
-        doc = read.documents.get(name)
-        entry = None if doc is None else stored.get(name)
-        fresh = doc is not None and (entry is None or entry.hash != doc.hash)
-        if doc is not None and fresh:
-            if on_stage is not None:
-                on_stage("splitting", chunked, len(read.documents))
-            split = splitter.split(doc)
-            entry = StoredFile(
-                hash=doc.hash,
-                chunks=tuple(StoredChunk.of(c) for c in split),
-                digest=chunks_digest(split),
-            )
-            chunked += 1
-        elif doc is None:
-            entry = stored[name]
-        assert entry is not None
-        stat = read.stats.get(name)
-        if doc is not None and stat is not None:
-            entry = entry.model_copy(update={"size": stat.size, "mtime_ns": stat.mtime_ns})
-        kept = [stored_chunk.chunk(name) for stored_chunk in entry.chunks]
-        if not fresh and (not trusted or any(c.vector_key is None for c in entry.chunks)):
-            # Recorded by other code (or before keys were stored): computed again, and stored.
-            entry = entry.model_copy(update={"chunks": tuple(StoredChunk.of(c) for c in kept)})
-        if entry.digest is None or (not fresh and not trusted):
-            entry = entry.model_copy(update={"digest": chunks_digest(kept)})
-        files[name] = entry
-        chunks.extend(kept)
-        keys.extend(stored_chunk.vector_key or "" for stored_chunk in entry.chunks)
-    if on_stage is not None and chunked:
-        on_stage("splitting", chunked, len(read.documents))
-    digests = [(name, entry.digest or "") for name, entry in files.items()]
-    hashes = [(name, entry.hash) for name, entry in files.items()]
-    return _Split(chunks, files, chunked, keys, digests, hashes)

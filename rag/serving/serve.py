@@ -23,7 +23,7 @@ from rag.reviewed.answers import ReviewedAnswers
 from rag.scopes.sets import ScopeCatalog
 from rag.search.build import load_or_build
 from rag.search.embeddings import for_indexing
-from rag.search.progress_line import OnStage, ProgressLine
+from rag.search.progress_line import ProgressLine
 from rag.serving.background import BackgroundBuilds
 from rag.serving.coordination import coordination
 from rag.serving.holder import LEXICAL_FIRST_AT
@@ -74,8 +74,7 @@ def serve_pipeline(
     ``full_index_first``: embed everything before returning (a caller that runs no follower,
     which would otherwise answer from the lexical index for good; the console runs one).
     ``sources``, ``sync_retry``: SOURCES_FILE and the sync's waits (:func:`_with_sync`).
-    ``progress``: where the first build says how far its reading, splitting and counting are
-    (the console: a new folder of 1,200 pages takes seconds before it can answer)."""
+    ``progress``: where the first build says how far it is (:func:`_first_build`)."""
     if embeddings is FROM_SETTINGS:
         embeddings = embeddings_from_settings(settings)
     assert embeddings is None or isinstance(embeddings, Embeddings)
@@ -84,16 +83,8 @@ def serve_pipeline(
         settings, embeddings, redis, backfill, builds, beside_questions=not full_index_first
     )
     known = fingerprint_or_none(settings.docs_dir)  # before the build: no change missed
-    line = None if progress is None else ProgressLine(progress)
-    try:
-        if full_index_first:
-            first = (build(), 0, 0)
-        else:
-            first = _first_build(settings, embeddings, build, None if line is None else line.stage)
-    finally:
-        if line is not None:
-            line.close()
-    built, missing, vectors = first
+    first = _first_build(settings, embeddings, build, progress) if not full_index_first else None
+    built, missing, vectors = first or (build(), 0, 0)
     pipeline = pipeline_around(built.index, settings, redis=redis, reviewed=reviewed, scopes=scopes)
     live = LivePipeline(pipeline, mode=built.mode, fixed_min_score=settings.min_score)
     backfill.live = live
@@ -117,8 +108,7 @@ def serve_pipeline(
                 await sharing.share(live.pipeline.index)
         if live.holder.state.mode == "lexical":
             # Embed in the background (one process per corpus: the build lock; without it another
-            # process is at it, and its announcement brings the full index here). ``active``
-            # is not cleared when cancelled: the batch under way at a stop is still counted.
+            # process is at it, and its announcement brings the full index here).
             backfill.active = True
             await refresher.refresh("backfill", exclusive=True)
             backfill.active = False
@@ -195,20 +185,26 @@ def _builder(
 
 
 def _first_build(
-    settings: Settings, embeddings: Embeddings | None, build: Build, on_stage: OnStage | None
+    settings: Settings, embeddings: Embeddings | None, build: Build, progress: TextIO | None
 ) -> tuple[Built, int, int]:
     """The full index when its vectors are (nearly all) cached, else the lexical one at once;
     with how many passages the background backfill will embed, of how many vectors in all.
     One pass over the folder when every vector is cached (a restart on an unchanged folder)
-    or too many are missing."""
-    index, report = load_or_build(
-        settings.docs_dir,
-        settings.index_dir,
-        embeddings=embeddings,
-        min_score=settings.min_score,
-        embed_at_most=0,
-        on_stage=on_stage,
-    )
+    or too many are missing. ``progress``: where reading a new folder says how far it is (the
+    console: 1,200 pages take seconds before it can answer)."""
+    line = None if progress is None else ProgressLine(progress)
+    try:
+        index, report = load_or_build(
+            settings.docs_dir,
+            settings.index_dir,
+            embeddings=embeddings,
+            min_score=settings.min_score,
+            embed_at_most=0,
+            on_stage=None if line is None else line.stage,
+        )
+    finally:
+        if line is not None:
+            line.close()
     skipped = tuple((s.path, s.reason) for s in report.skipped)
     if embeddings is None:
         documents = len({chunk.source for chunk in index.chunks})
