@@ -92,9 +92,6 @@ def serving_pipeline(
     :mod:`bot.root.console`)."""
     from rag import serve_pipeline  # heavy (index, embeddings): imported once settings are valid
 
-    if config.console:  # a new folder takes seconds to read: say what is happening meanwhile
-        print(f"Opening the index of {config.bot.rag.docs_dir}/ …", file=sys.stderr, flush=True)
-
     return serve_pipeline(
         config.bot.rag,
         redis=redis,

@@ -36,8 +36,10 @@ STAGES: dict[Stage, str] = {
 OnStage = Callable[[Stage, int, int], None]
 """Called with (stage, done so far, to do in all) at a stage's start and as it goes."""
 QUIET_SECONDS = 1.0
-"""A stage before embedding is reported once it has run this long: reading the two files
-that changed is not worth a line, reading a new folder of 1,200 is."""
+AT_ONCE = 100
+"""A stage before embedding with fewer than :data:`AT_ONCE` things to do is reported once it
+has run :data:`QUIET_SECONDS`: reading the two files that changed is not worth a line; a new
+folder of 1,200 files says so the moment reading starts."""
 
 
 class SmoothedRate:
@@ -112,19 +114,22 @@ class ProgressLine:
         self._written: float | None = None
         self._drawn = False
         self._stage: Stage = "embedding"
+        self._total: int | None = None
         self._started = 0.0
 
     def __call__(self, done: int, total: int) -> None:
         self.stage("embedding", done, total)
 
     def stage(self, stage: Stage, done: int, total: int) -> None:
-        """One update of ``stage`` (an :data:`OnStage`): a new stage starts a new rate."""
+        """One update of ``stage`` (an :data:`OnStage`): a new stage (or a new total: another
+        run of it) starts a new rate."""
         now = self.clock()
-        if stage != self._stage:
-            self._stage, self._written, self._started = stage, None, now
+        if (stage, total) != (self._stage, self._total):
+            self._stage, self._total, self._written, self._started = stage, total, None, now
             self.rate = SmoothedRate(window=self.rate.window, clock=self.clock)
         self.rate.add(done)
-        if not total or (stage != "embedding" and now - self._started < self.quiet):
+        quiet = stage != "embedding" and total < AT_ONCE
+        if not total or (quiet and now - self._started < self.quiet):
             return
         text = progress_text(done, total, self.rate, stage)
         if self.terminal:
