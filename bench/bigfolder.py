@@ -210,6 +210,7 @@ class Watched:
         self.process = subprocess.Popen(
             command,
             env=env,
+            cwd=_cwd(),
             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -269,6 +270,11 @@ def _env(docs: Path, index: Path, **extra: str) -> dict[str, str]:
     return env | {"DOCS_DIR": str(docs), "INDEX_DIR": str(index), **extra}
 
 
+def _cwd() -> str | None:
+    """``--root``'s checkout as the working directory too: ``python -m`` looks there first."""
+    return None if ROOT is None else str(ROOT)
+
+
 def _show(name: str, value: float | None) -> None:
     print(f"  {name}: {'-' if value is None else f'{value:.1f} s'}")
 
@@ -313,6 +319,7 @@ def measure_ask(docs: Path, index: Path, runs: int, **env: str) -> None:
             capture_output=True,
             text=True,
             check=False,
+            cwd=_cwd(),
         )
         seconds, cpu = time.monotonic() - started, _children_cpu() - cpu
         if run:  # the first run may still store what an earlier command did not
@@ -340,6 +347,7 @@ def measure_imports(docs: Path, index: Path, **env: str) -> None:
         capture_output=True,
         text=True,
         check=False,
+        cwd=_cwd(),
     )
     packages: Counter[str] = Counter()
     for line in done.stderr.splitlines():
@@ -378,6 +386,7 @@ def measure_summary(docs: Path, index: Path) -> None:
         capture_output=True,
         text=True,
         check=False,
+        cwd=_cwd(),
     )
     print("rag index summary (EMBEDDINGS=none):")
     print("\n".join(f"  {line}" for line in done.stdout.splitlines()[:4]))
