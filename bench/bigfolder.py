@@ -24,7 +24,7 @@ the skipped counts can be checked.
 Run: ``.venv/bin/python -m bench.bigfolder make /tmp/bigfolder-docs`` then
 ``.venv/bin/python -m bench.bigfolder measure /tmp/bigfolder-docs --index /tmp/bigfolder-index``.
 ``--root DIR`` runs another checkout's code (e.g. ``git archive`` of an older commit) with this
-interpreter, for before/after figures; ``--only ask`` measures ``rag ask`` alone.
+interpreter, for before/after figures; ``--only ask`` (``console``) measures that alone.
 The bundled e5 embeds only a few passages a second on 2 cores: full embedding of 36k passages
 takes hours, so this measures the lexical phase and the interrupt, not the end of the backfill.
 """
@@ -416,7 +416,9 @@ def main() -> None:
     measured.add_argument("--embed-seconds", type=float, default=20.0)
     measured.add_argument("--runs", type=int, default=5)
     measured.add_argument("--root", type=Path, help="run another checkout's code")
-    measured.add_argument("--only", choices=["ask"], help="measure rag ask alone")
+    measured.add_argument(
+        "--only", choices=["ask", "console"], help="measure rag ask (or the console) alone"
+    )
     args = parser.parse_args()
     if args.command == "make":
         make(args.folder, files=args.files, sections=args.sections)
@@ -425,6 +427,9 @@ def main() -> None:
     ROOT = None if args.root is None else args.root.resolve()
     if args.only == "ask":
         measure_ask(args.folder, args.index, args.runs)
+        return
+    if args.only == "console":
+        measure_console(args.folder, args.index, args.embed_seconds)
         return
     measure_console(args.folder, args.index, args.embed_seconds)
     measure_ask(args.folder, args.index, args.runs)

@@ -13,13 +13,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from bot.feishu.retry import ApiRetry
 from bot.ports import Answerer
 from bot.records import Background
 from bot.root.config import Config
-from bot.slack.client import RateLimitRetry
 from rag import (
     CitebotError,
     GuardedRedis,
@@ -31,6 +29,10 @@ from rag import (
     record_store,
     secret,
 )
+
+if TYPE_CHECKING:  # the SDKs load only when a platform is served, not for the console
+    from bot.feishu.retry import ApiRetry
+    from bot.slack.client import RateLimitRetry
 
 REDIS_TIMEOUT_SECONDS = 0.5
 """Redis answers in a millisecond; waiting longer only delays replies while it is away."""

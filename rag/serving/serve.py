@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from langchain_core.embeddings import Embeddings
 
@@ -36,11 +36,12 @@ from rag.serving.refresh import (
     index_builder,
 )
 from rag.serving.sharing import Sharing
-from rag.serving.syncing import Syncing
 from rag.settings import Settings
 from rag.storage.redis_guard import GuardedRedis
-from rag.sync.http import Retry
-from rag.sync.sources_file import SourcesFile
+
+if TYPE_CHECKING:  # the sync's HTTP client (aiohttp) loads only when there is SOURCES_FILE
+    from rag.sync.http import Retry
+    from rag.sync.sources_file import SourcesFile
 
 FROM_SETTINGS = object()
 
@@ -131,6 +132,8 @@ def _with_sync(
     SYNC_SECONDS is not 0); a sync that wrote files wakes the refresher."""
     if sources is None:
         return follow
+    from rag.serving.syncing import Syncing
+
     syncing = Syncing(
         sources,
         docs_dir=settings.docs_dir,
