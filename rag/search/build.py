@@ -215,8 +215,10 @@ def _record(
         write_snapshot(index_dir, write_manifest(index_dir, built), built)
     elif raw is not None and manifest is not None and _same_files(manifest, files):
         # The stored record still holds (first open by this code, or a lexical start over
-        # it): its snapshot, so that the next open is fast.
-        write_snapshot(index_dir, raw, manifest.model_copy(update={"files": files}))
+        # it): its snapshot, so that the next open is fast. Its sizes and times are this
+        # reader's now: a record of other code had every file read again, to the same hashes.
+        update = {"files": files, "reader": READER}
+        write_snapshot(index_dir, raw, manifest.model_copy(update=update))
 
 
 def _built_by(snapshot: Snapshot | None) -> tuple[str | None, str] | None:

@@ -242,3 +242,28 @@ def test_a_new_folder_says_it_is_reading_before_the_first_passage_exists(
     assert [text.split(":")[0] for text in lines] == [
         "reading", "reading", "splitting", "splitting", "counting terms", "counting terms",
     ]  # fmt: skip
+
+
+def test_a_lexical_start_over_a_record_of_other_code_reads_the_folder_once_not_every_time(
+    docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lexical start writes no manifest over a full one (it would announce a new version):
+    after an upgrade that changed the reading code, the snapshot still spares the next runs
+    from reading every file again."""
+    index_dir = tmp_path / "index"
+    load_or_build(docs, index_dir, embeddings=None)  # recorded; no vector embedded yet
+    manifest = read_manifest(index_dir)
+    assert manifest is not None
+    older = write_manifest(index_dir, manifest.model_copy(update={"reader": "older-code"}))
+    reads = counted(monkeypatch, rag.ingest.loaders, "load_path")
+
+    _, first = load_or_build(docs, index_dir, embeddings=Counting(), embed_at_most=0)
+    read_first = len(reads)
+    index, second = load_or_build(docs, index_dir, embeddings=Counting(), embed_at_most=0)
+
+    assert first.missing == second.missing > 0  # lexical starts, both
+    assert (index_dir / "manifest.json").read_bytes() == older  # no manifest written
+    assert read_first == 7
+    assert len(reads) == read_first  # the second start read nothing
+    assert second.files == 7
+    assert len(index) > 0
