@@ -10,16 +10,21 @@ the skipped counts can be checked.
 
 ``measure`` times, each in a fresh process as a user runs it (INDEX_DIR under /tmp):
 
-1. console start on the new folder: seconds to the greeting, to the first progress line, to
-   the first answer (a question piped in), and the stop (SIGINT) after ``--embed-seconds`` of
-   background embedding: seconds to exit, the line that says what was kept, any traceback;
-2. ``rag ask`` right after (vectors still missing: answered lexically), three times: the first
-   run persists what the console did not, the next ones load it;
-3. ``rag index`` stopped by SIGINT after ``--embed-seconds``, then run again: does it resume
+1. console start on the new folder: seconds to the greeting, to the first progress line (any
+   stage: reading, splitting, counting terms, embedding), to the first answer (a question piped
+   in), and the stop (SIGINT) after ``--embed-seconds`` of background embedding: seconds to
+   exit, the line that says what was kept, any traceback;
+2. ``rag ask`` right after (vectors still missing: answered lexically), ``--runs`` times: the
+   first run persists what the console did not, the median of the others is what a user
+   waits; then once under ``-X importtime`` (the seconds of imports, by package);
+3. ``rag ask`` and ``rag index`` on a new INDEX_DIR: seconds to their first progress line;
+4. ``rag index`` stopped by SIGINT after ``--embed-seconds``, then run again: does it resume
    (the vectors it says it kept are not embedded again)?
 
 Run: ``.venv/bin/python -m bench.bigfolder make /tmp/bigfolder-docs`` then
 ``.venv/bin/python -m bench.bigfolder measure /tmp/bigfolder-docs --index /tmp/bigfolder-index``.
+``--root DIR`` runs another checkout's code (e.g. ``git archive`` of an older commit) with this
+interpreter, for before/after figures; ``--only ask`` (``console``) measures that alone.
 The bundled e5 embeds only a few passages a second on 2 cores: full embedding of 36k passages
 takes hours, so this measures the lexical phase and the interrupt, not the end of the backfill.
 """
@@ -29,13 +34,16 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import resource
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 from typing import IO
 
@@ -187,6 +195,10 @@ def make(folder: Path, *, files: int, sections: int, seed: int = 29) -> None:
 QUESTION = "员工的报销需要几个工作日完成？"
 """Asked of every folder: over an English one it is a refusal, answered as fast."""
 PLATFORM_SETTINGS = ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "FEISHU_APP_ID", "REDIS_URL")
+PROGRESS = "(reading|splitting|counting terms|embedding): [0-9,]+ of "
+"""A progress line of any stage (before issue 29's last changes only ``embedding:`` existed)."""
+ROOT: Path | None = None
+"""``--root``: the checkout whose code runs (``None``: this one)."""
 
 
 class Watched:
@@ -198,6 +210,7 @@ class Watched:
         self.process = subprocess.Popen(
             command,
             env=env,
+            cwd=_cwd(),
             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -211,12 +224,17 @@ class Watched:
             self.lines.append((time.monotonic() - self.started, name, line.rstrip("\n")))
 
     def first(self, pattern: str, *, timeout: float) -> float | None:
-        """Seconds from the start to the first line containing ``pattern``."""
+        """Seconds from the start to the first line containing ``pattern`` (a regex)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
+            exited = self.process.poll() is not None
+            if exited:
+                time.sleep(0.2)  # its last lines may still be on their way
             for at, _, line in list(self.lines):
-                if pattern in line:
+                if re.search(pattern, line):
                     return at
+            if exited:
+                return None
             time.sleep(0.05)
         return None
 
@@ -247,7 +265,14 @@ class Watched:
 
 def _env(docs: Path, index: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in PLATFORM_SETTINGS}
+    if ROOT is not None:
+        env["PYTHONPATH"] = str(ROOT)
     return env | {"DOCS_DIR": str(docs), "INDEX_DIR": str(index), **extra}
+
+
+def _cwd() -> str | None:
+    """``--root``'s checkout as the working directory too: ``python -m`` looks there first."""
+    return None if ROOT is None else str(ROOT)
 
 
 def _show(name: str, value: float | None) -> None:
@@ -256,8 +281,8 @@ def _show(name: str, value: float | None) -> None:
 
 def _stopped(watched: Watched, embed_seconds: float) -> None:
     """Let it embed, stop it, and say how the stop went."""
-    progress = watched.first("embedding:", timeout=600)
-    _show("first progress line", progress)
+    _show("first progress line (any stage)", watched.first(PROGRESS, timeout=600))
+    _show("first embedding line", watched.first("embedding:", timeout=600))
     time.sleep(embed_seconds)
     _show("exit after SIGINT", watched.stop())
     kept = [line for _, _, line in watched.lines if "kept " in line]
@@ -283,6 +308,8 @@ def measure_console(docs: Path, index: Path, embed_seconds: float) -> None:
 def measure_ask(docs: Path, index: Path, runs: int, **env: str) -> None:
     label = ", ".join(f"{k}={v}" for k, v in env.items()) or "EMBEDDINGS=e5"
     print(f"rag ask on {docs} ({label}), INDEX_DIR {index}:")
+    walls: list[float] = []
+    cpus: list[float] = []
     for run in range(runs):
         started = time.monotonic()
         cpu = _children_cpu()
@@ -292,10 +319,56 @@ def measure_ask(docs: Path, index: Path, runs: int, **env: str) -> None:
             capture_output=True,
             text=True,
             check=False,
+            cwd=_cwd(),
         )
         seconds, cpu = time.monotonic() - started, _children_cpu() - cpu
+        if run:  # the first run may still store what an earlier command did not
+            walls.append(seconds)
+            cpus.append(cpu)
         note = "lexical note" if "answered from the lexical index" in done.stderr else ""
-        print(f"  run {run + 1}: {seconds:.1f} s, {cpu:.1f} s CPU (exit {done.returncode}) {note}")
+        verdict = re.findall(r"verdict: (\w+)", done.stdout)
+        print(
+            f"  run {run + 1}: {seconds:.2f} s, {cpu:.2f} s CPU (exit {done.returncode}, "
+            f"{verdict[0] if verdict else '-'}) {note}"
+        )
+    if walls:
+        print(
+            f"  median of runs 2-{runs}: {statistics.median(walls):.2f} s wall, "
+            f"{statistics.median(cpus):.2f} s CPU"
+        )
+    measure_imports(docs, index, **env)
+
+
+def measure_imports(docs: Path, index: Path, **env: str) -> None:
+    """One more ``rag ask`` under ``-X importtime``: the imports' own seconds, by package."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "rag", "ask", QUESTION],
+        env=_env(docs, index, **env),
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=_cwd(),
+    )
+    packages: Counter[str] = Counter()
+    for line in done.stderr.splitlines():
+        found = re.match(r"import time:\s+(\d+) \|\s+\d+ \|\s*(\S+)", line)
+        if found:
+            packages[found.group(2).split(".")[0]] += int(found.group(1))
+    top = ", ".join(f"{name} {us / 1e6:.2f}" for name, us in packages.most_common(6))
+    print(f"  -X importtime: {sum(packages.values()) / 1e6:.2f} s of imports ({top})")
+
+
+def measure_new_folder(docs: Path, index: Path) -> None:
+    """Seconds to the first progress line of ``rag ask`` and ``rag index`` on a new INDEX_DIR
+    (then stopped: what comes after is measured above)."""
+    print(f"first progress line on a new INDEX_DIR, {docs}:")
+    for command in (["ask", QUESTION], ["index"]):
+        shutil.rmtree(index, ignore_errors=True)
+        watched = Watched([sys.executable, "-m", "rag", *command], _env(docs, index))
+        _show(f"rag {command[0]}", watched.first(PROGRESS, timeout=600))
+        _show(f"rag {command[0]}: exit after SIGINT", watched.stop())
+        print(f"  traceback: {'yes' if 'Traceback' in watched.text() else 'none'}")
+    shutil.rmtree(index, ignore_errors=True)
 
 
 def _children_cpu() -> float:
@@ -313,6 +386,7 @@ def measure_summary(docs: Path, index: Path) -> None:
         capture_output=True,
         text=True,
         check=False,
+        cwd=_cwd(),
     )
     print("rag index summary (EMBEDDINGS=none):")
     print("\n".join(f"  {line}" for line in done.stdout.splitlines()[:4]))
@@ -340,16 +414,29 @@ def main() -> None:
     measured.add_argument("folder", type=Path)
     measured.add_argument("--index", type=Path, default=Path("/tmp/bigfolder-index"))
     measured.add_argument("--embed-seconds", type=float, default=20.0)
-    measured.add_argument("--runs", type=int, default=3)
+    measured.add_argument("--runs", type=int, default=5)
+    measured.add_argument("--root", type=Path, help="run another checkout's code")
+    measured.add_argument(
+        "--only", choices=["ask", "console"], help="measure rag ask (or the console) alone"
+    )
     args = parser.parse_args()
     if args.command == "make":
         make(args.folder, files=args.files, sections=args.sections)
+        return
+    global ROOT
+    ROOT = None if args.root is None else args.root.resolve()
+    if args.only == "ask":
+        measure_ask(args.folder, args.index, args.runs)
+        return
+    if args.only == "console":
+        measure_console(args.folder, args.index, args.embed_seconds)
         return
     measure_console(args.folder, args.index, args.embed_seconds)
     measure_ask(args.folder, args.index, args.runs)
     lexical_only = args.index.with_name(args.index.name + "-none")
     measure_ask(args.folder, lexical_only, args.runs, EMBEDDINGS="none")
     measure_summary(args.folder, lexical_only)
+    measure_new_folder(args.folder, args.index.with_name(args.index.name + "-new"))
     measure_index(args.folder, args.index, args.embed_seconds)
 
 

@@ -114,9 +114,10 @@ def pipeline_around(
     redis: GuardedRedis | None,
     reviewed: ReviewedAnswers | None = None,
     scopes: ScopeCatalog | None = None,
+    warm_checker: bool = True,
 ) -> Pipeline:
     """The pipeline over an index already built (also by
-    :func:`rag.serving.serve.serve_pipeline`)."""
+    :func:`rag.serving.serve.serve_pipeline`); ``warm_checker``: see :class:`Pipeline`."""
     min_score = settings.min_score if settings.min_score is not None else index.min_score
     return Pipeline(
         index=index,
@@ -127,6 +128,7 @@ def pipeline_around(
         reviewed=reviewed,
         judge=judge_from_settings(settings),
         scopes=scopes or ScopeCatalog(),
+        warm_checker=warm_checker,
     )
 
 

@@ -88,13 +88,17 @@ class Pipeline:
     """The optional model judge (CHECKER_MODEL_JUDGE): adds problems, never removes one."""
     scopes: ScopeCatalog = field(default_factory=ScopeCatalog)
     """The scopes SCOPES_FILE defines: turns an asker's scope key into the documents to search."""
+    warm_checker: bool = True
+    """Load the checker's segmenter now (a server: not while its first asker waits); off for
+    one question (``rag ask``), which loads it only if its answer is checked in Chinese."""
     _rows: ScopedRows = field(default_factory=ScopedRows, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.top_k < 1:
             msg = f"top_k ({self.top_k}) must be at least 1"
             raise ValueError(msg)
-        warm_up()  # the checker's segmenter: loaded once per process, not on the first answer
+        if self.warm_checker:
+            warm_up()  # the checker's segmenter: loaded once per process, not on the first answer
         if not self.model_id:
             self.model_id = self.generator.model_id
             if self.judge is not None:  # judged and unjudged results must not share a key

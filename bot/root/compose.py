@@ -1,7 +1,8 @@
 """Config -> a running bot: services, then the web app (or the console chat over them).
 
 Imported only once the settings are valid (:mod:`bot.root.run`): this is where the heavy parts
-(the index, embeddings, the chat model, the checker's segmenter, aiohttp) come in.
+(the index, embeddings, the chat model, the checker's segmenter, aiohttp) come in. The web app
+and the platforms' SDKs only when something is served: the console chat needs none of them.
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ import logging
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-
-from aiohttp import web
+from typing import TYPE_CHECKING
 
 from bot.root.config import Config, read_config
 from bot.root.console import console_chat
 from bot.root.services import IndexUnavailable, Seams, Services, open_services
-from bot.root.web import create_web_app
+
+if TYPE_CHECKING:
+    from aiohttp import web
 
 logger = logging.getLogger("citebot")
 
@@ -39,8 +41,11 @@ def compose(env: Mapping[str, str], seams: Seams | None = None) -> Composition:
 def compose_config(config: Config, seams: Seams | None = None) -> Composition:
     seams = seams or Seams()
     services = open_services(config, seams.pipeline)
-    app = None if config.console else create_web_app(config, services, seams)
-    return Composition(config, services, app)
+    if config.console:
+        return Composition(config, services, None)
+    from bot.root.web import create_web_app  # Slack's and Feishu's SDKs, aiohttp's server
+
+    return Composition(config, services, create_web_app(config, services, seams))
 
 
 def run(config: Config) -> int:
@@ -50,8 +55,13 @@ def run(config: Config) -> int:
     except IndexUnavailable as error:
         print(f"citebot: cannot open the documents index: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C while a new folder is read: seconds, nothing embedded
+        print("\ncitebot: stopped while opening the index; nothing was embedded", file=sys.stderr)
+        return 130
     if composed.app is None:
         return asyncio.run(console_chat(composed.config, composed.services))
+    from aiohttp import web
+
     _announce(composed.config)
     web.run_app(composed.app, port=composed.config.bot.port, access_log=None, print=None)
     return 0

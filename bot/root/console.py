@@ -5,7 +5,9 @@ It starts as the bot does: on a folder whose vectors are missing it answers from
 index at once while the backfill embeds in the background (``live.follow()``, the bot's own
 follower), with a line saying so and progress lines on stderr (:class:`rag.BackfillWatch`),
 and switches to full mode when the backfill is done. Ctrl-C or SIGTERM end the chat within a
-few seconds: the backfill stops at its next batch, keeps what it embedded and says how much.
+few seconds: the backfill stops without waiting for the batch under way (at the lowest CPU
+priority on a busy machine one took a minute), keeps what the batches before it embedded and
+says how much.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ from rag import BackfillWatch, LivePipeline
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 QUIT_NOW = (
-    "citebot: quitting without waiting for the batch; "
-    "the vectors saved in the last minute are kept, the next start resumes from them"
+    "citebot: quitting at once; the vectors saved in the last minute are kept, "
+    "the next start resumes from them"
 )
 
 
@@ -74,7 +76,7 @@ async def _until_stopped(talk: Coroutine[Any, Any, int]) -> int:
     stopped: list[signal.Signals] = []
 
     def stop(sig: signal.Signals) -> None:
-        if stopped:  # a second one: the batch being embedded is not waited for
+        if stopped:  # a second one: not even the saving of the vectors is waited for
             print(QUIT_NOW, file=sys.stderr, flush=True)
             os._exit(130)
         stopped.append(sig)
@@ -87,7 +89,7 @@ async def _until_stopped(talk: Coroutine[Any, Any, int]) -> int:
     except asyncio.CancelledError:
         if not stopped:
             raise
-        waiting = "stopping after the batch being embedded (again: quit now)…"
+        waiting = "stopping, keeping what was embedded (again: quit now)…"
         print(f"\ncitebot: {stopped[0].name}: {waiting}", file=sys.stderr, flush=True)
         return 130
 
@@ -95,8 +97,8 @@ async def _until_stopped(talk: Coroutine[Any, Any, int]) -> int:
 async def _stop(
     background: list[asyncio.Task[None]], live: LivePipeline | None, watch: BackfillWatch | None
 ) -> None:
-    """Cancel the follower and the progress lines, wait for the backfill's batch, say what
-    was kept."""
+    """Cancel the follower and the progress lines, wait for the backfill to save what it
+    embedded (not for its batch under way), say what was kept."""
     for task in background:
         task.cancel()
     for task in background:

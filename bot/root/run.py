@@ -24,6 +24,8 @@ def main() -> int:
     )
     try:
         config = read_config(os.environ)
+        if config.console:  # seconds of imports, then of reading a new folder: say so first
+            print(f"Opening the index of {config.bot.rag.docs_dir}/ …", file=sys.stderr, flush=True)
         # The heavy half is imported only once the settings hold: that import is its cost.
         from bot.root.compose import run
 

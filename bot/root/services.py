@@ -13,13 +13,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from bot.feishu.retry import ApiRetry
 from bot.ports import Answerer
 from bot.records import Background
 from bot.root.config import Config
-from bot.slack.client import RateLimitRetry
 from rag import (
     CitebotError,
     GuardedRedis,
@@ -31,6 +29,10 @@ from rag import (
     record_store,
     secret,
 )
+
+if TYPE_CHECKING:  # the SDKs load only when a platform is served, not for the console
+    from bot.feishu.retry import ApiRetry
+    from bot.slack.client import RateLimitRetry
 
 REDIS_TIMEOUT_SECONDS = 0.5
 """Redis answers in a millisecond; waiting longer only delays replies while it is away."""
@@ -92,15 +94,13 @@ def serving_pipeline(
     :mod:`bot.root.console`)."""
     from rag import serve_pipeline  # heavy (index, embeddings): imported once settings are valid
 
-    if config.console:  # a new folder takes seconds to read: say what is happening meanwhile
-        print(f"Opening the index of {config.bot.rag.docs_dir}/ …", file=sys.stderr, flush=True)
-
     return serve_pipeline(
         config.bot.rag,
         redis=redis,
         reviewed=reviewed,
         scopes=None if config.scopes is None else config.scopes.catalog,
         sources=config.sources,
+        progress=sys.stderr if config.console else None,
     )
 
 

@@ -12,7 +12,7 @@ It takes the build lock running bots take (:mod:`rag.serving.coordination`), so 
 scan never embed one change twice: while a bot builds it waits, then builds incrementally from
 the vectors that build cached. Progress is one line (redrawn on a terminal, a line every few
 seconds in a log) with a rate smoothed over the last minutes and what is left; Ctrl-C or SIGTERM
-stop it at the next batch, free the lock and say how many vectors were kept (a rerun resumes).
+stop it at once, free the lock and say how many vectors were kept (a rerun resumes).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from rag.search.build import BuildReport, load_or_build
 from rag.search.embedding_run import BuildStopped
 from rag.search.index import Index
 from rag.search.progress_line import ProgressLine
-from rag.serving.background import BackgroundBuilds, Watched
+from rag.serving.background import BackgroundBuilds, Watched, stoppable
 from rag.serving.coordination import BuildLock, RedisAnnouncer, coordination
 from rag.serving.sharing import Sharing
 from rag.serving.stopping import kept_text, stop_on_signals
@@ -168,28 +168,32 @@ async def _build_locked(settings: Settings, redis: GuardedRedis | None) -> Index
     """The build with the deployment's shared vectors, then the announcement. Bots sharing
     INDEX_DIR see the new manifest anyway; through Redis, bots on other machines hear of it
     too (within the refresher's poll, 2 s). Redis failing now costs only the sharing."""
-    builds = BackgroundBuilds()  # a cancelled build stops at its next batch, keeping the rest
+    builds = BackgroundBuilds()  # a cancelled build stops at once, keeping what it embedded
     embeddings = embeddings_from_settings(settings)
-    watched = None if embeddings is None else Watched(embeddings, stopping=builds.stopping)
-    sharing = None if redis is None or watched is None else Sharing.over(redis, watched)
-    shared = None if sharing is None or watched is None else sharing.around(watched)
+    sharing = None if redis is None or embeddings is None else Sharing.over(redis, embeddings)
+    shared = None if sharing is None or embeddings is None else sharing.around(embeddings)
     if sharing is not None:
         sharing.bridge.attach()
+    # Outermost, so a stop is taken before a batch asks Redis for its vectors too.
+    inner = shared or embeddings
+    watched = None if inner is None else Watched(inner, stopping=builds.stopping)
     line = ProgressLine(sys.stderr)
     build = functools.partial(
         load_or_build,
         settings.docs_dir,
         settings.index_dir,
-        embeddings=shared or watched,
+        embeddings=watched,
         min_score=settings.min_score,
         on_progress=line,
+        on_stage=stoppable(line.stage, builds.stopping),
     )
     try:
         with stop_on_signals(builds, lambda text: print(f"\n{text}", file=sys.stderr, flush=True)):
             index, report = await builds.run(build)
     finally:
         line.close()
-        builds.join()
+        # Off the loop: a build saving what it embedded may still reach Redis through it.
+        await asyncio.to_thread(builds.join)
     print(summary(report, settings, fetched=0 if shared is None else shared.fetched))
     if redis is None:
         return index

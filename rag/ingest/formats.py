@@ -15,8 +15,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from html.parser import HTMLParser
 
-from pypdf import PdfReader
-
 from rag.ingest.documents import DocumentError
 
 
@@ -33,6 +31,8 @@ def pdf_to_text(data: bytes) -> tuple[dict[str, str], str]:
         msg = "not a PDF: the file does not start with %PDF-"
         raise DocumentError(msg)
     try:
+        from pypdf import PdfReader  # a tenth of a second to import: only folders with PDFs pay
+
         with _quiet("pypdf"):  # its warnings name no file; our one skip line says it all
             reader = PdfReader(io.BytesIO(data))
             if reader.is_encrypted and not reader.decrypt(""):

@@ -146,6 +146,7 @@ def _walk(root: Path) -> tuple[list[Path], list[Skipped]]:
     files: list[Path] = []
     skipped: list[Skipped] = []
     visited: set[str] = set()
+    linked = False
     pending = [root]
     while pending:
         folder = pending.pop()
@@ -161,6 +162,7 @@ def _walk(root: Path) -> tuple[list[Path], list[Skipped]]:
             continue
         for entry in entries:
             path = Path(entry.path)
+            linked = linked or entry.is_symlink()
             if entry.name.startswith((".", "~$")):
                 skipped.append(_passed_over(entry, _relative(path, root)))
                 continue  # hidden files, VCS folders, Office lock files: counted, not read
@@ -169,6 +171,8 @@ def _walk(root: Path) -> tuple[list[Path], list[Skipped]]:
             else:
                 files.append(path)
     files.sort(key=lambda path: _relative(path, root))
+    if not linked:  # only a symbolic link makes a file reachable twice: no need to resolve each
+        return files, skipped
     return _without_aliases(files, root, skipped), skipped
 
 

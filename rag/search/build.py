@@ -5,8 +5,10 @@ and gate it was built with, and each file's size, time and content hash with its
 live in the embedding cache (:class:`rag.search.embeddings.CachedEmbeddings`), the lexical
 index beside them (:mod:`rag.search.lexical_store`). :func:`load_or_build` reads only files
 whose size or time changed (:mod:`rag.search.folder_read`), splits only those whose hash
-changed and embeds only chunks whose text changed, so an unchanged folder of 36k passages opens
-in about a second; a damaged manifest means a rebuild, never a crash.
+changed (:mod:`rag.search.folder_split`) and embeds only chunks whose text changed; when no
+file changed, the manifest's snapshot (:mod:`rag.search.snapshot`) is the whole index, so an
+unchanged folder of 36k passages opens in about half a second; a damaged manifest means a
+rebuild, never a crash.
 
 The report (:class:`BuildReport`) is returned beside the index, not stored on it: the index
 knows nothing of how it was built. A lexical result (``embed_at_most``) is the index
@@ -25,7 +27,6 @@ from pathlib import Path
 
 from langchain_core.embeddings import Embeddings
 
-from rag.chunks import Chunk
 from rag.ingest.documents import SourceDocument
 from rag.ingest.loaders import Skipped
 from rag.ingest.splitter import Splitter
@@ -33,12 +34,20 @@ from rag.search.calibration import load_calibration
 from rag.search.embedding_run import OnProgress, embed_chunks
 from rag.search.embeddings import CachedEmbeddings, embedder_identity
 from rag.search.folder_read import READER, FolderRead, read_folder
+from rag.search.folder_split import Split, snapshot_split, split_folder
 from rag.search.gate import gate_for
-from rag.search.index import Index, Matrix, index_version
+from rag.search.index import Index, Matrix, version_of
 from rag.search.lexical import LexicalIndex
 from rag.search.lexical_store import open_lexical
-from rag.search.manifest import Manifest, StoredChunk, StoredFile, read_manifest, write_manifest
-from rag.search.progress_line import ProgressLine
+from rag.search.manifest import (
+    Manifest,
+    StoredFile,
+    manifest_bytes,
+    parse_manifest,
+    write_manifest,
+)
+from rag.search.progress_line import OnStage, ProgressLine
+from rag.search.snapshot import Snapshot, read_snapshot, write_snapshot
 
 logger = logging.getLogger(__name__)
 
@@ -89,45 +98,44 @@ def load_or_build(
     on_progress: OnProgress | None = None,
     store: bool = True,
     embed_at_most: int | None = None,
+    on_stage: OnStage | None = None,
 ) -> tuple[Index, BuildReport]:
     """The index over ``docs_dir``: loaded from ``index_dir`` when still valid, else rebuilt
     incrementally (module docstring), and the report of what was loaded, split and embedded.
 
     ``min_score``: MIN_SCORE, else a calibration stored for the gate, else its default.
-    ``on_progress`` hears how the embedding goes (``progress``: a line on stderr);
-    ``store=False`` writes no manifest (other processes read one as a new version).
-    ``embed_at_most``: when more passages lack a vector, none is embedded and the index is
-    the lexical one (the manifest written only when there was none); the report's ``missing``
-    says how many lack one.
+    ``on_progress`` hears how the embedding goes (``progress``: a line on stderr), ``on_stage``
+    how reading, splitting and counting terms go (a new folder takes seconds before the first
+    passage exists); ``store=False`` writes no manifest (other processes read one as a new
+    version). ``embed_at_most``: when more passages lack a vector, none is embedded and the
+    index is the lexical one (the manifest written only when there was none); the report's
+    ``missing`` says how many lack one.
     """
     started = time.perf_counter()
     splitter = Splitter()
     identity = None if embeddings is None else embedder_identity(embeddings)
     gate = gate_for(identity)
-    manifest = read_manifest(index_dir)
     shape = (splitter.chunk_size, splitter.chunk_overlap)
-    reusable = manifest.files if manifest is not None and manifest.splitter == shape else {}
-    trusted = manifest is not None and manifest.reader == READER
-    read = read_folder(docs_dir, reusable, trusted=trusted)
-    split = _split(read, reusable, splitter, trusted=trusted)
+    raw = manifest_bytes(index_dir)
+    opened = _open(docs_dir, index_dir, raw, splitter, on_stage)
+    read, split = opened.read, opened.split
     cached = None if embeddings is None else CachedEmbeddings(embeddings, index_dir)
     missing = 0 if cached is None else cached.missing(split.keys)
     if cached is not None and embed_at_most is not None and missing > embed_at_most:
         # Lexical: stored only as the first record of the folder (no index announced yet), so
         # the next run reads no file again; over a full index it would announce a new version.
         cached, identity, gate = None, None, gate_for(None)
-        store = store and manifest is None
+        store = store and raw is None
     vectors = None if cached is None else _vectors(split, cached, progress, on_progress)
-    version = index_version(split.chunks, splitter, identity, gate)
+    version = version_of(split.digests, splitter, identity, gate)
     built = Manifest(
-        version=version, splitter=shape, embedder=identity, gate=gate.identity, files=split.files
-    ).model_copy(update={"reader": READER})
-    if store and built != manifest:
-        write_manifest(index_dir, built)
+        version=version, splitter=shape, embedder=identity, gate=gate.identity, files={}
+    )
+    _record(index_dir, raw, opened, built.model_copy(update={"reader": READER}), store=store)
     calibration = load_calibration(index_dir, gate.identity)
     if min_score is None and calibration is not None:
         min_score = calibration.min_score
-    lexical = _lexical(index_dir, split, shape)
+    lexical = _lexical(index_dir, split, shape, on_stage)
     index = Index(
         split.chunks,
         vectors=vectors,
@@ -137,20 +145,110 @@ def load_or_build(
         min_score=min_score,
         lexical=lexical,
     )
-    previous = None if manifest is None else manifest.version
-    return index, _report(read, split, cached, version, previous, missing, started)
+    return index, _report(read, split, cached, version, opened.previous, missing, started)
 
 
-def _lexical(index_dir: Path, split: _Split, shape: tuple[int, int]) -> LexicalIndex:
+@dataclass(frozen=True, slots=True)
+class _Opened:
+    """The folder against what INDEX_DIR recorded of it."""
+
+    read: FolderRead
+    split: Split
+    manifest: Manifest | None
+    """The stored manifest, when it had to be read (a file changed, no snapshot)."""
+    snapshot: Snapshot | None
+
+    @property
+    def previous(self) -> str | None:
+        """The index version recorded before this build."""
+        if self.manifest is not None:
+            return self.manifest.version
+        return None if self.snapshot is None else self.snapshot.version
+
+
+def _open(
+    docs_dir: Path,
+    index_dir: Path,
+    raw: bytes | None,
+    splitter: Splitter,
+    on_stage: OnStage | None,
+) -> _Opened:
+    """Sizes and times first: when no file changed since the manifest's snapshot, the snapshot
+    is the whole index (no record validated, no chunk hashed); else the manifest is read and
+    only what changed is read and split."""
+    shape = (splitter.chunk_size, splitter.chunk_overlap)
+    snapshot = None if raw is None else read_snapshot(index_dir, raw)
+    if snapshot is not None and (snapshot.reader, snapshot.splitter) != (READER, shape):
+        snapshot = None
+    read = None
+    if snapshot is not None:
+        read = read_folder(docs_dir, snapshot.files, trusted=True, on_stage=on_stage)
+        if not read.documents and read.order == list(snapshot.files):
+            split = snapshot_split(snapshot)
+            return _Opened(read, split, None, snapshot)
+    manifest = None if raw is None else parse_manifest(index_dir, raw)
+    reusable = manifest.files if manifest is not None and manifest.splitter == shape else {}
+    trusted = manifest is not None and manifest.reader == READER
+    if read is None or manifest is None:
+        read = read_folder(docs_dir, reusable, trusted=trusted, on_stage=on_stage)
+    split = split_folder(read, reusable, splitter, trusted=trusted, on_stage=on_stage)
+    return _Opened(read, split, manifest, snapshot)
+
+
+def _record(
+    index_dir: Path, raw: bytes | None, opened: _Opened, built: Manifest, *, store: bool
+) -> None:
+    """Writes the manifest ``built`` (its files from the folder) when it differs from the
+    stored one, and the snapshot of whichever manifest is then on disk."""
+    files, manifest = opened.split.files, opened.manifest
+    if files is None:  # unchanged since the snapshot
+        if not store or (built.embedder, built.gate) == _built_by(opened.snapshot):
+            return
+        # Another embedder or gate over unchanged files (EMBEDDINGS changed): a new version
+        # to record, from the manifest's own entries.
+        manifest = None if raw is None else parse_manifest(index_dir, raw)
+        if manifest is None:
+            return
+        files = dict(manifest.files)
+    built = built.model_copy(update={"files": files})
+    if store and built != manifest:
+        write_snapshot(index_dir, write_manifest(index_dir, built), built)
+    elif raw is not None and manifest is not None and _same_files(manifest, files):
+        # The stored record still holds (first open by this code, or a lexical start over
+        # it): its snapshot, so that the next open is fast. Its sizes and times are this
+        # reader's now: a record of other code had every file read again, to the same hashes.
+        update = {"files": files, "reader": READER}
+        write_snapshot(index_dir, raw, manifest.model_copy(update=update))
+
+
+def _built_by(snapshot: Snapshot | None) -> tuple[str | None, str] | None:
+    return None if snapshot is None else (snapshot.embedder, snapshot.gate)
+
+
+def _same_files(manifest: Manifest, files: Mapping[str, StoredFile]) -> bool:
+    """Whether ``files`` are the manifest's own, but for the digests this code adds."""
+    if list(manifest.files) != list(files):
+        return False
+    return all(
+        stored.model_copy(update={"digest": None}) == entry.model_copy(update={"digest": None})
+        for stored, entry in zip(manifest.files.values(), files.values(), strict=True)
+    )
+
+
+def _lexical(
+    index_dir: Path, split: Split, shape: tuple[int, int], on_stage: OnStage | None
+) -> LexicalIndex:
     """The files' content hashes, the splitter and the code that read them fix every chunk's
     text: hashing those is a fraction of hashing 36k chunks."""
-    basis = "\n".join(f"{name}\t{entry.hash}" for name, entry in split.files.items())
-    return open_lexical(index_dir, split.chunks, basis=f"{READER}\n{shape}\n{basis}")
+    basis = "\n".join(f"{name}\t{hash_}" for name, hash_ in split.hashes)
+    return open_lexical(
+        index_dir, split.chunks, basis=f"{READER}\n{shape}\n{basis}", on_stage=on_stage
+    )
 
 
 def _report(
     read: FolderRead,
-    split: _Split,
+    split: Split,
     cached: CachedEmbeddings | None,
     version: str,
     previous: str | None,
@@ -173,7 +271,7 @@ def _report(
 
 
 def _vectors(
-    split: _Split, cached: CachedEmbeddings, progress: bool, on_progress: OnProgress | None
+    split: Split, cached: CachedEmbeddings, progress: bool, on_progress: OnProgress | None
 ) -> Matrix:
     if on_progress is not None or not progress:
         return embed_chunks(split.chunks, cached, keys=split.keys, on_progress=on_progress)
@@ -182,45 +280,3 @@ def _vectors(
         return embed_chunks(split.chunks, cached, keys=split.keys, on_progress=line)
     finally:
         line.close()
-
-
-@dataclass(frozen=True, slots=True)
-class _Split:
-    chunks: list[Chunk]
-    files: dict[str, StoredFile]
-    """The manifest's ``files``: each document's hash and chunks."""
-    chunked_files: int
-    keys: list[str]
-    """Each chunk's :attr:`~rag.chunks.Chunk.vector_key`."""
-
-
-def _split(
-    read: FolderRead, stored: Mapping[str, StoredFile], splitter: Splitter, *, trusted: bool
-) -> _Split:
-    """Every file's chunks, in folder order: stored ones when it was not read again or its
-    content hash is unchanged, else split. ``trusted``: the stored vector keys were computed
-    by this code."""
-    split = _Split([], {}, 0, [])
-    chunked = 0
-    for name in read.order:
-        entry = read.unchanged.get(name)
-        doc = read.documents.get(name)
-        if entry is None and doc is not None:
-            entry = stored.get(name)
-            if entry is None or entry.hash != doc.hash:
-                entry = StoredFile(
-                    hash=doc.hash, chunks=tuple(StoredChunk.of(c) for c in splitter.split(doc))
-                )
-                chunked += 1
-            stat = read.stats.get(name)
-            if stat is not None:
-                entry = entry.model_copy(update={"size": stat.size, "mtime_ns": stat.mtime_ns})
-        assert entry is not None
-        chunks = [kept.chunk(name) for kept in entry.chunks]
-        if not trusted or any(kept.vector_key is None for kept in entry.chunks):
-            # Recorded by other code (or before keys were stored): computed again, and stored.
-            entry = entry.model_copy(update={"chunks": tuple(StoredChunk.of(c) for c in chunks)})
-        split.files[name] = entry
-        split.chunks.extend(chunks)
-        split.keys.extend(kept.vector_key or "" for kept in entry.chunks)
-    return _Split(split.chunks, split.files, chunked, split.keys)

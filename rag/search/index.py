@@ -36,7 +36,6 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 from langchain_core.embeddings import Embeddings
-from tqdm import tqdm
 
 from rag.chunks import Chunk, content_hash
 from rag.glossary import glossary
@@ -79,6 +78,8 @@ def normalised(vectors: Sequence[Sequence[float]] | Sequence[float] | Matrix) ->
 
 def embed_texts(texts: Sequence[str], embeddings: Embeddings, *, progress: bool = False) -> Matrix:
     """Embed ``texts`` in batches, with a progress bar and ETA on stderr when asked."""
+    from tqdm import tqdm  # only in-memory indexes (tests, eval) embed here: not every start
+
     rows: list[list[float]] = []
     with tqdm(
         total=len(texts), desc="embedding", unit="chunk", disable=not progress, leave=False
@@ -104,11 +105,29 @@ def index_version(
     chunks: Sequence[Chunk], splitter: SplitShape, embedder: str | None, gate: GateModel
 ) -> str:
     """Changes whenever a chunk, the splitter, the embedder or the gate changes."""
+    by_source: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        by_source.setdefault(chunk.source, []).append(chunk)
+    digests = [(source, chunks_digest(kept)) for source, kept in by_source.items()]
+    return version_of(digests, splitter, embedder, gate)
+
+
+def chunks_digest(chunks: Sequence[Chunk]) -> str:
+    """One source's chunks as the index version sees them: stored per file with the manifest,
+    so the version of an unchanged folder costs no pass over its passages."""
+    rows = [[c.id, c.hash, c.start, c.section, c.link, c.doc_id] for c in chunks]
+    return content_hash(json.dumps(rows, ensure_ascii=False))
+
+
+def version_of(
+    digests: Sequence[tuple[str, str]], splitter: SplitShape, embedder: str | None, gate: GateModel
+) -> str:
+    """:func:`index_version` from each source's :func:`chunks_digest`, in index order."""
     parts: dict[str, Any] = {
         "splitter": [splitter.chunk_size, splitter.chunk_overlap],
         "embedder": embedder,
         "gate": gate.identity,
-        "chunks": [[c.id, c.hash, c.start, c.section, c.link, c.doc_id] for c in chunks],
+        "sources": [list(pair) for pair in digests],
     }
     return content_hash(json.dumps(parts, ensure_ascii=False, sort_keys=True))[:16]
 

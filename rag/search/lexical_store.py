@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import overload
 
 import numpy as np
 from scipy import sparse
@@ -23,10 +24,13 @@ from rag import reading
 from rag.chunks import Chunk, content_hash
 from rag.search import lexical
 from rag.search.lexical import LexicalIndex
+from rag.search.progress_line import OnStage
 
 logger = logging.getLogger(__name__)
 
 PREFIX = "lexical-"
+REPORT_EVERY = 500
+"""Passages between two progress updates while counting (a few tenths of a second)."""
 
 
 def _reader_identity() -> str:
@@ -46,20 +50,57 @@ def lexical_key(chunks: Sequence[Chunk], basis: str | None = None) -> str:
 
 
 def open_lexical(
-    index_dir: Path, chunks: Sequence[Chunk], *, basis: str | None = None
+    index_dir: Path,
+    chunks: Sequence[Chunk],
+    *,
+    basis: str | None = None,
+    on_stage: OnStage | None = None,
 ) -> LexicalIndex:
-    """The lexical index of ``chunks``: loaded when stored, else counted and stored."""
+    """The lexical index of ``chunks``: loaded when stored, else counted (``on_stage`` hears
+    how far) and stored."""
     key = lexical_key(chunks, basis)
     path = index_dir / f"{PREFIX}{key}.npz"
     loaded = _load(path, len(chunks))
     if loaded is not None:
         return loaded
-    counted = LexicalIndex([chunk.indexed_text for chunk in chunks])
+    counted = LexicalIndex(_Counted(chunks, on_stage))
     try:
         _save(path, counted)
     except OSError as error:
         logger.warning("could not store the lexical index in %s: %s", index_dir, error)
     return counted
+
+
+class _Counted(Sequence[str]):
+    """The chunks' indexed texts, reporting every :data:`REPORT_EVERY` how many were read
+    (counting 36k passages' terms takes seconds)."""
+
+    def __init__(self, chunks: Sequence[Chunk], on_stage: OnStage | None) -> None:
+        self.chunks = chunks
+        self.on_stage = on_stage
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    @overload
+    def __getitem__(self, position: int) -> str: ...
+
+    @overload
+    def __getitem__(self, position: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, position: int | slice) -> str | Sequence[str]:
+        if isinstance(position, slice):
+            return [chunk.indexed_text for chunk in self.chunks[position]]
+        return self.chunks[position].indexed_text
+
+    def __iter__(self) -> Iterator[str]:
+        total = len(self.chunks)
+        for done, chunk in enumerate(self.chunks):
+            if self.on_stage is not None and done % REPORT_EVERY == 0:
+                self.on_stage("counting terms", done, total)
+            yield chunk.indexed_text
+        if self.on_stage is not None and total:
+            self.on_stage("counting terms", total, total)
 
 
 def _load(path: Path, rows: int) -> LexicalIndex | None:

@@ -71,6 +71,10 @@ class StoredFile(Record):
     """Size and modification time when it was read: unchanged, the file is not read again
     (:mod:`rag.search.folder_read`). ``None`` in manifests written before, or for a file
     modified just before it was read."""
+    digest: str | None = None
+    """Its chunks as the index version sees them (:func:`rag.search.index.chunks_digest`),
+    so an unchanged folder's version is not computed from 36k passages again. ``None`` in
+    manifests written before."""
 
 
 class Manifest(Record):
@@ -101,14 +105,25 @@ class Manifest(Record):
 def read_manifest(index_dir: Path) -> Manifest | None:
     """The stored manifest; ``None`` (logged once, the index is then rebuilt) when there is none
     or it cannot be used."""
+    raw = manifest_bytes(index_dir)
+    return None if raw is None else parse_manifest(index_dir, raw)
+
+
+def manifest_bytes(index_dir: Path) -> bytes | None:
+    """The stored manifest as it is on disk (``None``: none, or unreadable, logged)."""
     path = index_dir / MANIFEST_FILE
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
         return None
     except OSError as error:
         logger.warning("%s is unreadable (%s); the index will be rebuilt", path, error)
         return None
+
+
+def parse_manifest(index_dir: Path, raw: bytes) -> Manifest | None:
+    """``raw`` (the bytes of ``index_dir``'s manifest) validated; ``None`` when unusable."""
+    path = index_dir / MANIFEST_FILE
     try:
         return Manifest.model_validate_json(raw)
     except ValidationError as error:
@@ -117,13 +132,16 @@ def read_manifest(index_dir: Path) -> Manifest | None:
         return None
 
 
-def write_manifest(index_dir: Path, manifest: Manifest) -> None:
-    """Atomically: a reader sees the old manifest or the new one, never half of one."""
+def write_manifest(index_dir: Path, manifest: Manifest) -> bytes:
+    """Atomically: a reader sees the old manifest or the new one, never half of one. Returns
+    the bytes written."""
     path = index_dir / MANIFEST_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-    partial.write_text(manifest.dump(), encoding="utf-8")
+    raw = manifest.dump().encode("utf-8")
+    partial.write_bytes(raw)
     partial.replace(path)
+    return raw
 
 
 def manifest_version(index_dir: Path) -> str | None:

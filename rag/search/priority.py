@@ -12,10 +12,16 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 LOWEST = 19
 """The lowest priority a nice value gives (Linux: weight 15 against 1024 at nice 0)."""
@@ -33,6 +39,47 @@ def lower_this_thread(nice: int = LOWEST) -> bool:
     return True
 
 
-def low_priority_thread(name: str) -> ThreadPoolExecutor:
+class LowPriorityThread:
+    """One daemon worker thread at the lowest priority, running what is submitted in order.
+
+    A daemon, unlike a :class:`~concurrent.futures.ThreadPoolExecutor`'s worker: a process
+    stopping (Ctrl-C) must not wait for the batch it runs — at this priority on a busy machine
+    one took a minute — whose vectors nobody will use (the build stopped without them)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._queue: queue.SimpleQueue[_Work[Any]] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]:
+        future: Future[T] = Future()
+        self._queue.put(_Work(future, fn, args))
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+                self._thread.start()
+        return future
+
+    def _run(self) -> None:
+        lower_this_thread()
+        while True:
+            work = self._queue.get()
+            if not work.future.set_running_or_notify_cancel():
+                continue
+            try:
+                work.future.set_result(work.fn(*work.args))
+            except BaseException as error:  # noqa: BLE001 - the submitter's to handle
+                work.future.set_exception(error)
+
+
+@dataclass(frozen=True, slots=True)
+class _Work(Generic[T]):
+    future: Future[T]
+    fn: Callable[..., T]
+    args: tuple[Any, ...]
+
+
+def low_priority_thread(name: str) -> LowPriorityThread:
     """One worker thread, at the lowest priority from its start."""
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix=name, initializer=lower_this_thread)
+    return LowPriorityThread(name)

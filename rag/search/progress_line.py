@@ -1,4 +1,9 @@
-"""How far an embedding run is and how long it still needs, as one line a person reads.
+"""How far opening an index is and how long it still needs, as one line a person reads.
+
+Opening a new folder goes through stages — reading its files, splitting them, counting the
+passages' terms, embedding them — and each says how far it is (:data:`STAGES`): a folder of
+1,200 pages takes seconds to read before the first passage exists, and a person waiting
+should see that at once, not after the whole folder was read.
 
 The rate is smoothed over the last :data:`WINDOW_SECONDS` of batches, not over the whole run
 nor the last batch: the bundled e5's rate on 2 cores varies severalfold with passage
@@ -12,12 +17,29 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import TextIO
+from typing import Literal, TextIO
 
 WINDOW_SECONDS = 300.0
 """The rate is measured over the batches of the last five minutes."""
 EVERY_SECONDS = 5.0
 """How often a line is written when output is not a terminal."""
+
+Stage = Literal["reading", "splitting", "counting terms", "embedding"]
+STAGES: dict[Stage, str] = {
+    "reading": "files",
+    "splitting": "files",
+    "counting terms": "passages",
+    "embedding": "passages",
+}
+"""What each stage counts."""
+
+OnStage = Callable[[Stage, int, int], None]
+"""Called with (stage, done so far, to do in all) at a stage's start and as it goes."""
+QUIET_SECONDS = 1.0
+AT_ONCE = 100
+"""A stage before embedding with fewer than :data:`AT_ONCE` things to do is reported once it
+has run :data:`QUIET_SECONDS`: reading the two files that changed is not worth a line; a new
+folder of 1,200 files says so the moment reading starts."""
 
 
 class SmoothedRate:
@@ -59,9 +81,9 @@ def duration(seconds: float) -> str:
     return f"{minutes // 60} h {minutes % 60} min"
 
 
-def progress_text(done: int, total: int, rate: SmoothedRate) -> str:
+def progress_text(done: int, total: int, rate: SmoothedRate, stage: Stage = "embedding") -> str:
     share = 100 * done / total if total else 100.0
-    line = f"embedding: {done:,} of {total:,} passages ({share:.1f}%)"
+    line = f"{stage}: {done:,} of {total:,} {STAGES[stage]} ({share:.1f}%)"
     per_second = rate.per_second()
     left = rate.seconds_left(total - done)
     if per_second is not None and left is not None:
@@ -71,7 +93,8 @@ def progress_text(done: int, total: int, rate: SmoothedRate) -> str:
 
 class ProgressLine:
     """Reports ``(done, total)`` updates on ``stream`` (a terminal: in place; else a line every
-    ``every`` seconds, and the first update at once)."""
+    ``every`` seconds, and the first update of each stage at once). Called as ``line(done,
+    total)`` it reports embedding; :meth:`stage` reports the stages before it."""
 
     def __init__(
         self,
@@ -80,25 +103,40 @@ class ProgressLine:
         every: float = EVERY_SECONDS,
         clock: Callable[[], float] = time.monotonic,
         terminal: bool | None = None,
+        quiet: float = QUIET_SECONDS,
     ) -> None:
         self.stream = stream
         self.every = every
+        self.quiet = quiet
         self.clock = clock
         self.rate = SmoothedRate(clock=clock)
         self.terminal = stream.isatty() if terminal is None else terminal
         self._written: float | None = None
         self._drawn = False
+        self._stage: Stage = "embedding"
+        self._total: int | None = None
+        self._started = 0.0
 
     def __call__(self, done: int, total: int) -> None:
-        self.rate.add(done)
+        self.stage("embedding", done, total)
+
+    def stage(self, stage: Stage, done: int, total: int) -> None:
+        """One update of ``stage`` (an :data:`OnStage`): a new stage (or a new total: another
+        run of it) starts a new rate."""
         now = self.clock()
-        if not total:
+        if (stage, total) != (self._stage, self._total):
+            self._stage, self._total, self._written, self._started = stage, total, None, now
+            self.rate = SmoothedRate(window=self.rate.window, clock=self.clock)
+        self.rate.add(done)
+        quiet = stage != "embedding" and total < AT_ONCE
+        if not total or (quiet and now - self._started < self.quiet):
             return
+        text = progress_text(done, total, self.rate, stage)
         if self.terminal:
-            self.stream.write(f"\r{progress_text(done, total, self.rate)}\x1b[K")
+            self.stream.write(f"\r{text}\x1b[K")
             self._drawn = True
         elif self._written is None or now - self._written >= self.every or done == total:
-            self.stream.write(progress_text(done, total, self.rate) + "\n")
+            self.stream.write(text + "\n")
             self._written = now
         self.stream.flush()
 

@@ -35,7 +35,7 @@ class LivePipeline:
         """What keeps this pipeline current while it serves (a refresher's ``run``)."""
         self.builds: BackgroundBuilds | None = None
         """Where its rebuilds run: a process stopping waits for the one under way to stop at
-        its next batch (:meth:`finish_builds`), keeping what it embedded."""
+        once (:meth:`finish_builds`), keeping what it embedded."""
         self.sources: Callable[[], list[dict[str, Any]]] | None = None
         """Each SOURCES_FILE source's last sync, for ``/healthz``; ``None``: no sync runs."""
 
@@ -76,8 +76,8 @@ class LivePipeline:
             await self.follower()
 
     async def finish_builds(self) -> None:
-        """After ``follow()`` was cancelled: wait until the build under way has stopped (at its
-        next batch) and saved what it embedded."""
+        """After ``follow()`` was cancelled: wait until the build under way has stopped (not
+        waiting for its batch under way) and saved what it embedded."""
         if self.builds is not None:
             self.builds.stopping.set()
             await asyncio.to_thread(self.builds.join)

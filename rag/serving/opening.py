@@ -4,7 +4,7 @@
 (the bundled e5 embeds 2–7 passages a second on 2 cores) is not what anyone asking one question
 wants. So, as a bot starts (:func:`rag.serving.serve.serve_pipeline`): the index is loaded
 (:func:`rag.search.build.load_or_build`: unchanged files unread, lexical index and vectors
-stored), and when more than :data:`~rag.serving.serve.LEXICAL_FIRST_AT` passages lack a vector
+stored), and when more than :data:`~rag.serving.holder.LEXICAL_FIRST_AT` passages lack a vector
 the question is answered from the lexical index at once — the index the bot answers from in
 its lexical phase and ``EMBEDDINGS=none`` builds — and :func:`lexical_note` says so in one line.
 ``rag index`` (or a running bot) embeds the rest. With ``lexical_first=False`` (a batch of
@@ -16,6 +16,7 @@ Ctrl-C or SIGTERM stop it between two batches, keeping what it embedded.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import sys
 from dataclasses import dataclass
@@ -27,8 +28,8 @@ from rag.scopes.sets import ScopeCatalog
 from rag.search.build import BuildReport, load_or_build
 from rag.search.embeddings import E5Embeddings, embedder_identity
 from rag.search.progress_line import ProgressLine, duration
-from rag.serving.background import BackgroundBuilds, Watched
-from rag.serving.serve import LEXICAL_FIRST_AT
+from rag.serving.background import BackgroundBuilds, Watched, stoppable
+from rag.serving.holder import LEXICAL_FIRST_AT
 from rag.serving.stopping import stop_on_signals
 from rag.settings import Settings
 from rag.storage.redis_guard import GuardedRedis
@@ -74,6 +75,7 @@ async def open_pipeline(
         embeddings=watched,
         min_score=settings.min_score,
         on_progress=line,
+        on_stage=stoppable(line.stage, builds.stopping),
         embed_at_most=LEXICAL_FIRST_AT if lexical_first else None,
     )
     try:
@@ -81,8 +83,10 @@ async def open_pipeline(
             index, report = await builds.run(build)
     finally:
         line.close()
-        builds.join()
-    pipeline = pipeline_around(index, settings, redis=redis, scopes=scopes)
+        await asyncio.to_thread(builds.join)
+    # One question (or one batch): the checker's segmenter (a second of jieba's dictionary)
+    # loads only if an answer needs it, not for a refusal or an English answer.
+    pipeline = pipeline_around(index, settings, redis=redis, scopes=scopes, warm_checker=False)
     identity = None if embeddings is None else embedder_identity(embeddings)
     return Opened(pipeline, report, identity)
 

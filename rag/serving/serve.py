@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
 
 from langchain_core.embeddings import Embeddings
 
@@ -22,8 +23,10 @@ from rag.reviewed.answers import ReviewedAnswers
 from rag.scopes.sets import ScopeCatalog
 from rag.search.build import load_or_build
 from rag.search.embeddings import for_indexing
+from rag.search.progress_line import ProgressLine
 from rag.serving.background import BackgroundBuilds
 from rag.serving.coordination import coordination
+from rag.serving.holder import LEXICAL_FIRST_AT
 from rag.serving.live import LivePipeline
 from rag.serving.refresh import (
     Build,
@@ -33,17 +36,14 @@ from rag.serving.refresh import (
     index_builder,
 )
 from rag.serving.sharing import Sharing
-from rag.serving.syncing import Syncing
 from rag.settings import Settings
 from rag.storage.redis_guard import GuardedRedis
-from rag.sync.http import Retry
-from rag.sync.sources_file import SourcesFile
+
+if TYPE_CHECKING:  # the sync's HTTP client (aiohttp) loads only when there is SOURCES_FILE
+    from rag.sync.http import Retry
+    from rag.sync.sources_file import SourcesFile
 
 FROM_SETTINGS = object()
-
-LEXICAL_FIRST_AT = 20
-"""Passages without a cached vector above which a starting bot answers lexically first: the
-bundled e5 embeds about 4.7 passages/s on 2 cores, so 20 is a few seconds of waiting."""
 
 
 @dataclass
@@ -69,11 +69,13 @@ def serve_pipeline(
     full_index_first: bool = False,
     sources: SourcesFile | None = None,
     sync_retry: Retry | None = None,
+    progress: TextIO | None = None,
 ) -> LivePipeline:
     """``embeddings``: EMBEDDINGS' embedder unless given (a test counts what is embedded).
     ``full_index_first``: embed everything before returning (a caller that runs no follower,
     which would otherwise answer from the lexical index for good; the console runs one).
-    ``sources``, ``sync_retry``: SOURCES_FILE and the sync's waits (:func:`_with_sync`)."""
+    ``sources``, ``sync_retry``: SOURCES_FILE and the sync's waits (:func:`_with_sync`).
+    ``progress``: where the first build says how far it is (:func:`_first_build`)."""
     if embeddings is FROM_SETTINGS:
         embeddings = embeddings_from_settings(settings)
     assert embeddings is None or isinstance(embeddings, Embeddings)
@@ -82,8 +84,8 @@ def serve_pipeline(
         settings, embeddings, redis, backfill, builds, beside_questions=not full_index_first
     )
     known = fingerprint_or_none(settings.docs_dir)  # before the build: no change missed
-    first = (build(), 0, 0) if full_index_first else _first_build(settings, embeddings, build)
-    built, missing, vectors = first
+    first = _first_build(settings, embeddings, build, progress) if not full_index_first else None
+    built, missing, vectors = first or (build(), 0, 0)
     pipeline = pipeline_around(built.index, settings, redis=redis, reviewed=reviewed, scopes=scopes)
     live = LivePipeline(pipeline, mode=built.mode, fixed_min_score=settings.min_score)
     backfill.live = live
@@ -107,8 +109,7 @@ def serve_pipeline(
                 await sharing.share(live.pipeline.index)
         if live.holder.state.mode == "lexical":
             # Embed in the background (one process per corpus: the build lock; without it another
-            # process is at it, and its announcement brings the full index here). ``active``
-            # is not cleared when cancelled: the batch under way at a stop is still counted.
+            # process is at it, and its announcement brings the full index here).
             backfill.active = True
             await refresher.refresh("backfill", exclusive=True)
             backfill.active = False
@@ -131,6 +132,8 @@ def _with_sync(
     SYNC_SECONDS is not 0); a sync that wrote files wakes the refresher."""
     if sources is None:
         return follow
+    from rag.serving.syncing import Syncing
+
     syncing = Syncing(
         sources,
         docs_dir=settings.docs_dir,
@@ -185,22 +188,30 @@ def _builder(
 
 
 def _first_build(
-    settings: Settings, embeddings: Embeddings | None, build: Build
+    settings: Settings, embeddings: Embeddings | None, build: Build, progress: TextIO | None
 ) -> tuple[Built, int, int]:
     """The full index when its vectors are (nearly all) cached, else the lexical one at once;
     with how many passages the background backfill will embed, of how many vectors in all.
     One pass over the folder when every vector is cached (a restart on an unchanged folder)
-    or too many are missing."""
-    if embeddings is None:
-        return build(), 0, 0
-    index, report = load_or_build(
-        settings.docs_dir,
-        settings.index_dir,
-        embeddings=embeddings,
-        min_score=settings.min_score,
-        embed_at_most=0,
-    )
+    or too many are missing. ``progress``: where reading a new folder says how far it is (the
+    console: 1,200 pages take seconds before it can answer)."""
+    line = None if progress is None else ProgressLine(progress)
+    try:
+        index, report = load_or_build(
+            settings.docs_dir,
+            settings.index_dir,
+            embeddings=embeddings,
+            min_score=settings.min_score,
+            embed_at_most=0,
+            on_stage=None if line is None else line.stage,
+        )
+    finally:
+        if line is not None:
+            line.close()
     skipped = tuple((s.path, s.reason) for s in report.skipped)
+    if embeddings is None:
+        documents = len({chunk.source for chunk in index.chunks})
+        return Built(index, "full", documents, skipped), 0, 0
     if report.missing == 0:
         return Built(index, "full", report.files, skipped), 0, report.vectors
     if report.missing <= LEXICAL_FIRST_AT:

@@ -1,12 +1,12 @@
-"""Ctrl-C and SIGTERM during a command's build: stop between two embedding batches.
+"""Ctrl-C and SIGTERM during a command's build: stop at once, keeping what was embedded.
 
 Python's asyncio turns the first Ctrl-C into a cancellation of the main task, which never lands
 while a build embeds synchronously: the first Ctrl-C was ignored for minutes, the second one
 printed a traceback. Here the build runs in its own thread (:class:`BackgroundBuilds`) and both
-signals set its ``stopping`` event: the build stops at its next batch (a few seconds), keeps
-what it embedded and raises :class:`~rag.search.embedding_run.BuildStopped` saying how much.
-A second signal quits at once, without waiting for the batch (at the lowest CPU priority on a
-busy machine one can take a minute): the vectors saved so far (every minute,
+signals set its ``stopping`` event: the build stops without waiting for the batch under way
+(:class:`~rag.serving.background.Watched`), saves what the batches before it embedded and
+raises :class:`~rag.search.embedding_run.BuildStopped` saying how much. A second signal quits
+at once, even while that is saved: the vectors saved so far (every minute,
 :data:`~rag.search.embedding_run.SAVE_SECONDS`) are kept.
 """
 
@@ -24,8 +24,8 @@ from rag.serving.background import BackgroundBuilds
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 QUIT_NOW = (
-    "citebot: quitting without waiting for the batch; "
-    "the vectors saved in the last minute are kept, a rerun resumes from them"
+    "citebot: quitting at once; the vectors saved in the last minute are kept, "
+    "a rerun resumes from them"
 )
 
 
@@ -42,9 +42,9 @@ def stop_on_signals(builds: BackgroundBuilds, say: Callable[[str], None]) -> Ite
     def stop(sig: signal.Signals) -> None:
         if builds.stopping.is_set():
             say(QUIT_NOW)
-            os._exit(130)  # the build thread would hold the exit until its batch ends
+            os._exit(130)  # not even waiting for the vectors to be saved
         builds.stopping.set()
-        say(f"citebot: {sig.name}: stopping after the batch being embedded (again: quit now)…")
+        say(f"citebot: {sig.name}: stopping, keeping what was embedded (again: quit now)…")
 
     for sig in SIGNALS:
         loop.add_signal_handler(sig, stop, sig)
@@ -57,4 +57,6 @@ def stop_on_signals(builds: BackgroundBuilds, say: Callable[[str], None]) -> Ite
 
 def kept_text(stopped: BuildStopped, *, again: str) -> str:
     """``kept 20,395 of 35,573 vectors; run it again to resume``."""
+    if not stopped.total:  # stopped while the folder was read, before any passage existed
+        return f"the folder was still being read, nothing was embedded; {again} to start over"
     return f"kept {stopped.kept:,} of {stopped.total:,} vectors; {again} to resume"

@@ -4,6 +4,7 @@ changed file is the only one read again; what ``rag index`` says it skipped adds
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import time
@@ -17,10 +18,11 @@ import rag.ingest.loaders
 import rag.search.lexical
 from rag.cli.skips import skipped_count, skipped_lines
 from rag.ingest.loaders import load_folder
-from rag.search import folder_read
-from rag.search.build import load_or_build
+from rag.search import build, folder_read
+from rag.search.build import index_documents, load_or_build
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.manifest import read_manifest, write_manifest
+from rag.search.progress_line import ProgressLine
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 HOUR_AGO = time.time() - 3600
@@ -170,3 +172,98 @@ def test_the_lexical_start_is_the_index_embeddings_none_builds(docs: Path, tmp_p
         assert [(h.chunk.id, h.score) for h in lexical_start.search(question, 5)] == [
             (h.chunk.id, h.score) for h in no_embeddings.search(question, 5)
         ]
+
+
+def test_an_unchanged_folder_opens_from_its_snapshot_without_validating_the_manifest(
+    docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index_dir = tmp_path / "index"
+    first, _ = load_or_build(docs, index_dir, embeddings=Counting())
+    assert len(list(index_dir.glob("snapshot-*.json"))) == 1
+    validated = counted(monkeypatch, build, "parse_manifest")
+
+    second, report = load_or_build(docs, index_dir, embeddings=Counting())
+
+    assert validated == []
+    assert second.chunks == first.chunks
+    assert (second.version, report.previous_version) == (first.version, first.version)
+
+
+def test_with_a_snapshot_a_changed_file_is_still_read_and_the_version_moves(
+    docs: Path, tmp_path: Path
+) -> None:
+    index_dir = tmp_path / "index"
+    before, _ = load_or_build(docs, index_dir, embeddings=None)
+    leave = docs / "hr" / "annual-leave.md"
+    leave.write_text(leave.read_text("utf-8") + "\n\n年假申请须提前三天提交。\n", "utf-8")
+    os.utime(leave, (HOUR_AGO + 60, HOUR_AGO + 60))
+
+    after, report = load_or_build(docs, index_dir, embeddings=None)
+    again, _ = load_or_build(docs, index_dir, embeddings=None)  # from the new snapshot
+
+    assert report.chunked_files == 1
+    assert after.version != before.version
+    assert again.version == after.version
+    assert again.search("年假申请须提前几天提交？", 1)[0].chunk.source == "hr/annual-leave.md"
+
+
+def test_a_damaged_snapshot_costs_only_reading_the_manifest(docs: Path, tmp_path: Path) -> None:
+    index_dir = tmp_path / "index"
+    built, _ = load_or_build(docs, index_dir, embeddings=None)
+    (snapshot,) = index_dir.glob("snapshot-*.json")
+    snapshot.write_text('{"format": 1, "files": [["x"', "utf-8")
+
+    reopened, report = load_or_build(docs, index_dir, embeddings=None)
+
+    assert (reopened.version, reopened.chunks) == (built.version, built.chunks)
+    assert report.chunked_files == 0
+
+
+def test_the_version_is_the_one_an_index_of_the_same_chunks_has_in_memory(
+    docs: Path, tmp_path: Path
+) -> None:
+    """The version from the files' stored digests is the version of the chunks themselves."""
+    stored, _ = load_or_build(docs, tmp_path / "index", embeddings=None)
+    documents, _ = load_folder(docs)
+
+    assert index_documents(documents, embeddings=None).version == stored.version
+
+
+def test_a_new_folder_says_it_is_reading_before_the_first_passage_exists(
+    docs: Path, tmp_path: Path
+) -> None:
+    out = io.StringIO()
+    line = ProgressLine(out, terminal=False, quiet=0.0)
+
+    load_or_build(docs, tmp_path / "index", embeddings=None, on_stage=line.stage)
+
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "reading: 0 of 7 files (0.0%)"
+    assert [text.split(":")[0] for text in lines] == [
+        "reading", "reading", "splitting", "splitting", "counting terms", "counting terms",
+    ]  # fmt: skip
+
+
+def test_a_lexical_start_over_a_record_of_other_code_reads_the_folder_once_not_every_time(
+    docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lexical start writes no manifest over a full one (it would announce a new version):
+    after an upgrade that changed the reading code, the snapshot still spares the next runs
+    from reading every file again."""
+    index_dir = tmp_path / "index"
+    load_or_build(docs, index_dir, embeddings=None)  # recorded; no vector embedded yet
+    manifest = read_manifest(index_dir)
+    assert manifest is not None
+    older = write_manifest(index_dir, manifest.model_copy(update={"reader": "older-code"}))
+    reads = counted(monkeypatch, rag.ingest.loaders, "load_path")
+
+    _, first = load_or_build(docs, index_dir, embeddings=Counting(), embed_at_most=0)
+    read_first = len(reads)
+    index, second = load_or_build(docs, index_dir, embeddings=Counting(), embed_at_most=0)
+
+    assert first.missing == second.missing > 0  # lexical starts, both
+    assert (index_dir / "manifest.json").read_bytes() == older  # no manifest written
+    assert read_first == 7
+    assert len(reads) == read_first  # the second start read nothing
+    assert second.files == 7
+    assert len(index) > 0

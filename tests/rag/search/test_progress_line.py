@@ -76,3 +76,21 @@ def test_durations_read_as_a_person_says_them() -> None:
         "1 h 0 min",
         "2 h 7 min",
     ]
+
+
+def test_reading_a_new_folder_is_said_at_once_and_a_few_changed_files_not_at_all() -> None:
+    clock, out = Clock(), io.StringIO()
+    line = ProgressLine(out, every=5, clock=clock, terminal=False)
+    line.stage("reading", 0, 2)  # the two files that changed: read in a blink
+    clock.now = 0.1
+    line.stage("reading", 2, 2)
+    line.stage("reading", 0, 1200)  # a new folder: said before the first file is read
+    for step in range(1, 13):
+        clock.now = 0.1 + step
+        line.stage("reading", step * 100, 1200)
+    assert out.getvalue().splitlines() == [
+        "reading: 0 of 1,200 files (0.0%)",
+        "reading: 500 of 1,200 files (41.7%), 100.0/s, about 7 s left",
+        "reading: 1,000 of 1,200 files (83.3%), 100.0/s, about 2 s left",
+        "reading: 1,200 of 1,200 files (100.0%), 100.0/s, about 1 s left",
+    ]
