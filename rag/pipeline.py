@@ -22,10 +22,12 @@ from datetime import UTC, datetime
 
 from rag.cache.answers import AnswerCache, cache_key
 from rag.check.judge import ModelJudge
-from rag.check.screen import screen
+from rag.check.pointers import screen_pointed
+from rag.check.screen import cut_problem, screen, with_problem
 from rag.check.support import warm_up
 from rag.generate.llm import Generator
 from rag.generate.prompt import PROMPT_VERSION, build_messages
+from rag.generate.reply import tidy
 from rag.language import Language, detect_language
 from rag.markers import first_cited_order, renumbered
 from rag.messages import refusal_text
@@ -88,6 +90,9 @@ class Pipeline:
     """The optional model judge (CHECKER_MODEL_JUDGE): adds problems, never removes one."""
     scopes: ScopeCatalog = field(default_factory=ScopeCatalog)
     """The scopes SCOPES_FILE defines: turns an asker's scope key into the documents to search."""
+    cite_sentences: bool = False
+    """CITE_SENTENCES: the model cites ``[2.3]`` and each claim is checked against that
+    sentence (:mod:`rag.check.pointers`); askers still see ``[2]``."""
     _rows: ScopedRows = field(default_factory=ScopedRows, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -99,6 +104,8 @@ class Pipeline:
             self.model_id = self.generator.model_id
             if self.judge is not None:  # judged and unjudged results must not share a key
                 self.model_id += f"+{self.judge.model_id}"
+            if self.cite_sentences:
+                self.model_id += "+sentences"
 
     async def answer(
         self,
@@ -183,11 +190,16 @@ class Pipeline:
 
         _tell(progress, "generating")
         step = time.perf_counter()
-        draft = await self.generator.generate(build_messages(question, hits, language=language))
+        draft, cut = await self._draft(question, hits, language)
         timings["generate"] = _ms(step)
         _tell(progress, "checking")
         step = time.perf_counter()
-        screening = screen(draft, hits, question=question, language=language)
+        if self.cite_sentences:
+            draft, screening = screen_pointed(draft, hits, question=question, language=language)
+        else:
+            screening = screen(draft, hits, question=question, language=language)
+        if cut and screening.refused is None:  # what was cut off may have changed what it says
+            screening = with_problem(screening, cut_problem(language))
         timings["check"] = _ms(step)
         timings["total"] = _ms(started)
         if screening.refused is not None:
@@ -214,6 +226,16 @@ class Pipeline:
         return Unverified(
             question, draft, report.problems, hits, timings_ms=timings, language=language
         )
+
+    async def _draft(
+        self, question: str, hits: tuple[Hit, ...], language: Language
+    ) -> tuple[str, bool]:
+        """The model's reply tidied into the prompt's format (:mod:`rag.generate.reply`), and
+        whether it was cut at LLM_MAX_TOKENS."""
+        messages = build_messages(question, hits, language=language, sentences=self.cite_sentences)
+        reply = await self.generator.generate_reply(messages)
+        cut = reply.response_metadata.get("finish_reason") == "length"
+        return tidy(reply.text.strip(), sources=len(hits), language=language), cut
 
     async def aclose(self) -> None:
         await self.cache.aclose()

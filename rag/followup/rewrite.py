@@ -11,6 +11,8 @@ after the retries — falls back to the rules, and the follow-up is still answer
 from __future__ import annotations
 
 import logging
+import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -75,11 +77,29 @@ class Rewriter:
         if rewritten is None:
             logger.warning("follow-up rewrite was not one question; using the rules' rewrite")
             return ruled
+        if _same(rewritten, history[-1]) and not _same(message, history[-1]):
+            # Small models answer "那X呢？" with the earlier question word for word: the
+            # follow-up's own words would be lost.
+            logger.warning("follow-up rewrite repeated the earlier question; using the rules'")
+            return ruled
         return rewritten
 
 
+_LABEL = re.compile(
+    r"^(?:standalone question|rewritten question|question|独立问题|改写后的问题|问题)\s*[:：]\s*",
+    re.IGNORECASE,
+)
+
+
 def _one_question(reply: str, *, limit: int) -> str | None:
-    text = reply.strip().strip("\"'“”「」")
+    text = _LABEL.sub("", reply.strip()).strip().strip("\"'“”「」")
     if not text or "\n" in text or len(text) > limit or "<" in text:
         return None
     return text
+
+
+def _same(one: str, other: str) -> bool:
+    def letters(text: str) -> str:
+        return "".join(c for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum())
+
+    return letters(one) == letters(other)
