@@ -63,3 +63,20 @@ async def test_a_first_question_and_the_offline_rewriter_never_call_a_model() ->
         "商务级的课程费是多少？"
     )
     assert Rewriter().identity == "rules"
+
+
+async def test_a_model_that_repeats_the_earlier_question_falls_back_to_the_rules() -> None:
+    # Qwen2.5-Coder-0.5B answered "那商务级呢？" with the earlier question word for word.
+    rewriter, _ = _rewriter("流利级的课程费是多少？")
+
+    assert await rewriter.standalone("那商务级呢？", ["流利级的课程费是多少？"]) == (
+        "商务级的课程费是多少？"
+    )
+
+
+async def test_a_label_before_the_rewrite_is_dropped() -> None:
+    rewriter, _ = _rewriter("Standalone question: 商务级的课程费是多少？")
+
+    assert await rewriter.standalone("那商务级呢？", ["流利级的课程费是多少？"]) == (
+        "商务级的课程费是多少？"
+    )
