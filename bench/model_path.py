@@ -52,7 +52,7 @@ from bench.local_model import MODELS, Server, assemble, install_server, serve  #
 from bench.model_proxy import Call, RecordingProxy  # noqa: E402
 from rag.check.leak import recites_rules  # noqa: E402
 from rag.generate.prompt import unescape_data  # noqa: E402
-from rag.generate.reply import has_preamble, looks_like_json  # noqa: E402
+from rag.generate.reply import has_preamble, is_own_refusal, looks_like_json, tidy  # noqa: E402
 from rag.language import detect_language  # noqa: E402
 from rag.markers import MARKER  # noqa: E402
 from rag.messages import is_refusal_text  # noqa: E402
@@ -293,56 +293,68 @@ def report(name: str, outcomes: Sequence[Outcome], seconds: float, *, show: bool
     drafts = [o for o in outcomes if o.drafted]
     with_gold = [o for o in drafts if o.holds_gold]
     without = [o for o in drafts if not o.holds_gold]
+    flagged = Counter((o.holds_gold, o.verdict == "unverified") for o in drafts)
+    answerable = [o for o in outcomes if o.question.gold]
+    shown_gold = sum(o.verdict == "answer" and o.holds_gold for o in answerable)
     print(f"\n== {name}: {n} questions, {seconds:.0f} s wall (index build included)")
     print(
         f"answered {verdicts['answer']}, refused {verdicts['refusal']} (gate {gate}, model "
         f"{verdicts['refusal'] - gate}), sent to review {verdicts['unverified']}"
     )
-    answerable = [o for o in outcomes if o.question.gold]
+    print(f"answers shown holding the gold: {_pct(shown_gold, len(answerable))} of answerable")
     print(
-        f"answers shown holding the gold: {_pct(sum(o.verdict == 'answer' and o.holds_gold for o in answerable), len(answerable))} of answerable"
+        f"drafts holding the gold {len(with_gold)}, flagged (false alarms) "
+        f"{_pct(flagged[True, True], len(with_gold))}; drafts without it {len(without)}, "
+        f"flagged (catches) {_pct(flagged[False, True], len(without))}"
     )
-    print(
-        f"drafts holding the gold: {len(with_gold)}; flagged (false alarms): {_pct(sum(o.verdict == 'unverified' for o in with_gold), len(with_gold))}"
-    )
-    print(
-        f"drafts without the gold: {len(without)}; flagged (catches): {_pct(sum(o.verdict == 'unverified' for o in without), len(without))}"
-    )
-    replies = [o.answer_call for o in outcomes if o.answer_call is not None]
-    written = [c for c in replies if not is_refusal_text(c.reply)]
-    print(
-        f"model replies {len(replies)}: markers parse {_pct(sum(markers_parse(c.reply) for c in written), len(written))} "
-        f"(of non-refusals); language = asker's {_pct(sum(_same_language(o) for o in outcomes if o.answer_call), len(replies))}; "
-        f"recites rules {sum(recites_rules(c.reply) for c in replies)}; preamble {sum(has_preamble(c.reply) for c in replies)}; "
-        f"JSON-looking {sum(looks_like_json(c.reply) for c in replies)}; cut at the token bound {sum(c.finish_reason == 'length' for c in replies)}; "
-        f"refusal in own words {sum(o.model_refused and not is_refusal_text(o.answer_call.reply) for o in outcomes if o.answer_call)}"
-    )
-    answer_s = [c.seconds for c in replies]
-    per_question = [sum(c.seconds for c in _calls(o)) for o in outcomes if _calls(o)]
-    tokens = [c.prompt_tokens for c in replies]
-    print(
-        f"latency per answer call: median {_median(answer_s)} s, p90 {_p90(answer_s)} s; "
-        f"model time per question that reached it: median {_median(per_question)} s; "
-        f"prompt tokens median {_median([float(t) for t in tokens])}, completion median "
-        f"{_median([float(c.completion_tokens) for c in replies])}"
-    )
-    sent = {(c.sent_max_tokens, c.sent_max_completion_tokens, c.capped_by_bench) for c in replies}
-    print(
-        f"token bound sent (max_tokens, max_completion_tokens, capped by the bench): {sorted(sent, key=str)}"
-    )
+    _report_replies(outcomes)
     shown_wrong = [o for o in outcomes if o.verdict == "answer" and not o.holds_gold]
     print(f"shown without the gold (look at each): {len(shown_wrong)}")
     if show:
         for o in shown_wrong:
             gold = " | ".join(o.question.gold) or "(absent: should be refused)"
-            print(
-                f"  - {o.question.id} {o.question.question}\n    gold: {gold}\n    shown: {o.text[:400]!r}"
-            )
-        for o in drafts:
+            print(f"  - {o.question.id} {o.question.question}\n    gold: {gold}")
+            print(f"    shown: {o.text[:400]!r}")
+        for o in outcomes:
             if o.answer_call is not None:
-                print(
-                    f"  · {o.question.id} [{o.verdict}{', gold' if o.holds_gold else ''}] raw: {o.answer_call.reply[:300]!r}"
-                )
+                mark = f"{o.verdict}{', gold' if o.holds_gold else ''}"
+                print(f"  · {o.question.id} [{mark}] raw: {o.answer_call.reply[:300]!r}")
+
+
+def _report_replies(outcomes: Sequence[Outcome]) -> None:
+    """What the model itself wrote: the shapes :mod:`rag.generate.reply` has to undo."""
+    called = [o for o in outcomes if o.answer_call is not None]
+    replies = [o.answer_call for o in called if o.answer_call is not None]
+    written = [c for c in replies if not is_refusal_text(c.reply)]
+    tidied = [tidy(c.reply, sources=5, language="en") for c in written]
+    parse_raw = sum(markers_parse(c.reply) for c in written)
+    parse_tidied = sum(markers_parse(t) for t in tidied if not is_refusal_text(t))
+    own_refusals = sum(
+        is_own_refusal(c.reply) and o.verdict != "refusal"
+        for o, c in zip(called, replies, strict=True)
+    )
+    print(
+        f"model replies {len(replies)}: markers parse {_pct(parse_raw, len(written))} as "
+        f"written, {_pct(parse_tidied, len(written))} after tidying (of non-refusals); "
+        f"language = asker's {_pct(sum(_same_language(o) for o in called), len(called))}"
+    )
+    print(
+        f"recites rules {sum(recites_rules(c.reply) for c in replies)}; preamble "
+        f"{sum(has_preamble(c.reply) for c in replies)}; JSON-looking "
+        f"{sum(looks_like_json(c.reply) for c in replies)}; cut at the token bound "
+        f"{sum(c.finish_reason == 'length' for c in replies)}; refusal in its own words "
+        f"{sum(is_own_refusal(c.reply) for c in replies)} ({own_refusals} not made the refusal)"
+    )
+    seconds = [c.seconds for c in replies]
+    per_question = [sum(c.seconds for c in _calls(o)) for o in outcomes if _calls(o)]
+    print(
+        f"latency per answer call: median {_median(seconds)} s, p90 {_p90(seconds)} s; model "
+        f"time per question that reached it: median {_median(per_question)} s; tokens median: "
+        f"prompt {_median([float(c.prompt_tokens) for c in replies])}, completion "
+        f"{_median([float(c.completion_tokens) for c in replies])}"
+    )
+    sent = {(c.sent_max_tokens, c.sent_max_completion_tokens, c.capped_by_bench) for c in replies}
+    print(f"bound sent (max_tokens, max_completion_tokens, capped here): {sorted(sent, key=str)}")
 
 
 def _calls(outcome: Outcome) -> list[Call]:
@@ -413,10 +425,12 @@ def judge_phase(work: Path, env: dict[str, str], proxy: RecordingProxy, limit: i
     )
     both = Counter((labels[r["id"]], bool(r["flagged"])) for r in judged)
     print(
-        f"\n== model judge: {len(sample)} AttributionBench items ({half} supported), {seconds:.0f} s wall"
+        f"\n== model judge: {len(sample)} AttributionBench items ({half} supported), "
+        f"{seconds:.0f} s wall"
     )
     print(
-        f"calls {len(calls)}; usable verdicts {_pct(len(usable), len(judged))}; agreement with the labels {_pct(agree, len(usable))}"
+        f"calls {len(calls)}; usable verdicts {_pct(len(usable), len(judged))}; "
+        f"agreement with the labels {_pct(agree, len(usable))}"
     )
     for label, counts in (
         ("judge alone", judge_flag),
@@ -429,8 +443,10 @@ def judge_phase(work: Path, env: dict[str, str], proxy: RecordingProxy, limit: i
         print(f"{label}: catches {_pct(uns, n_uns)}, false alarms {_pct(sup, n_sup)}")
     secs = [c.seconds for c in calls]
     print(
-        f"latency per judge call: median {_median(secs)} s, p90 {_p90(secs)} s; tokens per call: prompt median "
-        f"{_median([float(c.prompt_tokens) for c in calls])}, completion median {_median([float(c.completion_tokens) for c in calls])}"
+        f"latency per judge call: median {_median(secs)} s, p90 {_p90(secs)} s; "
+        "tokens per call: prompt median "
+        f"{_median([float(c.prompt_tokens) for c in calls])}, completion median "
+        f"{_median([float(c.completion_tokens) for c in calls])}"
     )
     print(
         "check-eval said:\n" + "\n".join("  " + line for line in printed.stdout.splitlines()[-12:])
@@ -480,8 +496,10 @@ def rewrite_phase(work: Path, env: dict[str, str], proxy: RecordingProxy, embedd
             for c in calls
         )
         print(
-            f"{corpus}: {len(rows)} follow-ups; gold page in top 5 — as asked {found['as asked']}, rules "
-            f"{found['rules']}, model {found['model']}; model rewrote (not repeated) {used} of {len(calls)} calls; "
+            f"{corpus}: {len(rows)} follow-ups; gold page in top 5 — as asked "
+            f"{found['as asked']}, rules "
+            f"{found['rules']}, model {found['model']}; model rewrote (not repeated) {used} "
+            f"of {len(calls)} calls; "
             f"latency median {_median([c.seconds for c in calls])} s, tokens median "
             f"{_median([float(c.prompt_tokens + c.completion_tokens) for c in calls])}"
         )
@@ -552,7 +570,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         env = product_env(proxy.base_url, model.name, extra)
         print(
-            f"model {model.name} ({model.about}) on {server.base_url}; settings {extra or 'defaults'}"
+            f"model {model.name} ({model.about}) on {server.base_url}; "
+            f"settings {extra or 'defaults'}"
         )
         sets = {"cmrc", "realdocs"} if args.sets == "both" else set(args.sets.split(",")) - {"none"}
         batches = ([cmrc_batch(args.work, args.limit)] if "cmrc" in sets else []) + (

@@ -20,17 +20,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from langchain_core.messages import HumanMessage
+
 from rag.cache.answers import AnswerCache, cache_key
 from rag.check.judge import ModelJudge
 from rag.check.pointers import screen_pointed
 from rag.check.screen import cut_problem, screen, with_problem
 from rag.check.support import warm_up
 from rag.generate.llm import Generator
-from rag.generate.prompt import PROMPT_VERSION, build_messages
+from rag.generate.prompt import PROMPT_VERSION, build_messages, in_language
 from rag.generate.reply import tidy
 from rag.language import Language, detect_language
 from rag.markers import first_cited_order, renumbered
-from rag.messages import refusal_text
+from rag.messages import is_refusal_text, refusal_text
 from rag.progress import Progress, Stage
 from rag.questions import question_digest
 from rag.results import Answer, Hit, Refusal, Result, Unverified, answer_hash
@@ -234,8 +236,15 @@ class Pipeline:
         whether it was cut at LLM_MAX_TOKENS."""
         messages = build_messages(question, hits, language=language, sentences=self.cite_sentences)
         reply = await self.generator.generate_reply(messages)
-        cut = reply.response_metadata.get("finish_reason") == "length"
-        return tidy(reply.text.strip(), sources=len(hits), language=language), cut
+        draft = tidy(reply.text.strip(), sources=len(hits), language=language)
+        if not is_refusal_text(draft) and detect_language(draft) != language:
+            # Small models answer a Chinese question over English passages in English: asked
+            # once more, in the asker's language (the checker reads either).
+            reply = await self.generator.generate_reply(
+                [*messages, reply, HumanMessage(in_language(language))]
+            )
+            draft = tidy(reply.text.strip(), sources=len(hits), language=language)
+        return draft, reply.response_metadata.get("finish_reason") == "length"
 
     async def aclose(self) -> None:
         await self.cache.aclose()

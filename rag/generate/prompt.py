@@ -155,6 +155,14 @@ def build_messages(
     return [SystemMessage(content=rules), HumanMessage(content=human)]
 
 
+def in_language(language: Language) -> str:
+    """What the model is told when its answer came back in another language than the asker's."""
+    return (
+        f"Write that answer again in {_LANGUAGE_NAMES[language]}, with the same citations. "
+        f"If the sources don't contain the answer, reply exactly: {REFUSAL[language]}"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class PromptSource:
     n: int

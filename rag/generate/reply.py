@@ -44,14 +44,18 @@ _BARE_PAREN = re.compile(rf"(?P<before>[^\s])(?P<space>[ \t]?)[(（](?P<nums>{_N
 _LIST_OPENERS = frozenset(":：;；")
 
 _ANSWER_LABEL = re.compile(
-    r"\A\s*(?:\*\*)?(?:answer|final answer|response|回答|答案|答)(?:\*\*)?\s*[:：](?:\*\*)?[ \t]*\n?",
+    r"\A\s*(?:\*\*)?(?:answer|final answer|response|回答|答案|答)(?:\*\*)?\s*[:：]"
+    r"(?:\*\*)?[ \t]*\n?",
     re.IGNORECASE,
 )
 _HERE_IS = re.compile(
     r"\A\s*(?:sure[!,.]?\s*)?here(?:'s| is) (?:the |an |my )?answer[^\n:：]*[:：]\s*\n",
     re.IGNORECASE,
 )
-_SOURCES_EN = r"(?:given |provided |above |available |retrieved )*(?:sources?|documents?|context|passages?|information|text)(?:\s*\[[0-9]+\])*"
+_SOURCES_EN = (
+    r"(?:given |provided |above |available |retrieved )*"
+    r"(?:sources?|documents?|context|passages?|information|text)(?:\s*\[[0-9]+\])*"
+)
 _LEAD_EN = re.compile(
     rf"\A\s*(?:based on|according to|from|per)\s+(?:the\s+|these\s+)?{_SOURCES_EN}\s*[,，:]\s*",
     re.IGNORECASE,
@@ -84,8 +88,8 @@ _REFUSING_ZH = re.compile(
     r"|未(?:提供|提及|说明)"
 )
 _COURTESY = re.compile(
-    r"^(?:sorry|I['’]m sorry|apologies|please (?:ask|contact|consult)|抱歉|对不起|很抱歉|请(?:咨询|联系|转)"
-    r"|转人工)",
+    r"^(?:sorry|I['’]m sorry|apologies|please (?:ask|contact|consult)"
+    r"|抱歉|对不起|很抱歉|请(?:咨询|联系|转)|转人工)",
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])\s+|\n+")

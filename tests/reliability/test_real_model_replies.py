@@ -89,7 +89,8 @@ async def test_markers_in_the_shapes_models_write_are_read_as_citations(
     assert isinstance(result, Answer), result
     assert cited_numbers(result.text) == [1]  # renumbered in citation order: the levels passage
     assert result.hits[0].chunk.source == "courses/levels.md"
-    assert "source" not in result.text.lower() and "^" not in result.text
+    assert "source" not in result.text.lower()
+    assert "^" not in result.text
 
 
 async def test_a_list_number_in_brackets_is_not_read_as_a_citation(
@@ -101,7 +102,8 @@ async def test_a_list_number_in_brackets_is_not_read_as_a_citation(
 
     result = await pipeline.answer(IN_KB)
 
-    assert "(1) 入门级" in result.text and "(2) 进阶级" in result.text
+    assert "(1) 入门级" in result.text
+    assert "(2) 进阶级" in result.text
 
 
 @pytest.mark.parametrize(
@@ -241,3 +243,22 @@ async def test_with_sentence_pointers_the_model_cites_sentences_and_the_asker_se
     assert shown.text == f"{LEVELS}[1]。"
     assert isinstance(pointing_at_nothing, Unverified)
     assert {p.kind for p in pointing_at_nothing.problems} == {"unknown_reference"}
+
+
+async def test_an_answer_in_another_language_than_the_askers_is_asked_for_again_in_it(
+    openai_server: FakeOpenAIServer, index: Index
+) -> None:
+    pipeline = _pipeline(openai_server, index)
+    n = await _levels_number(pipeline)
+    openai_server.script(
+        f"Spoken English has four levels: beginner, intermediate, fluent, business [{n}].",
+        f"{LEVELS}[{n}]。",
+    )
+
+    result = await pipeline.answer(IN_KB)
+
+    assert isinstance(result, Answer)
+    assert result.text == f"{LEVELS}[1]。"
+    again = openai_server.requests[1]
+    assert "Spoken English has four levels" in again.content_of("assistant")
+    assert "again in Chinese" in again.messages[-1]["content"]
