@@ -153,7 +153,7 @@ def cmrc_batch(work: Path, limit: int) -> Batch:
 def realdocs_batches(limit: int) -> list[Batch]:
     batches = []
     per_corpus = max(limit // len(CORPORA), 1)
-    shares = {"answerable": per_corpus // 2, "followup": per_corpus // 4}
+    shares = {"answerable": (per_corpus + 1) // 2, "followup": per_corpus // 4}
     shares["absent"] = per_corpus - sum(shares.values())
     for corpus in CORPORA:
         rows = _rows(REALDOCS / corpus / "questions.jsonl")
@@ -477,9 +477,17 @@ def rewrite_phase(work: Path, env: dict[str, str], proxy: RecordingProxy, embedd
         rows = [r for r in _rows(REALDOCS / corpus / "questions.jsonl") if r["kind"] == "followup"]
         first = len(proxy.calls)
         found: Counter[str] = Counter()
-        for r in rows:
+
+        async def rewrite_all(
+            rows: list[dict[str, Any]] = rows, rewriter: Rewriter = rewriter
+        ) -> list[str]:
+            # One event loop for all: the chat model's HTTP client belongs to the loop it
+            # first ran on.
+            return [await rewriter.standalone(r["question"], (r["first_question"],)) for r in rows]
+
+        finals = asyncio.run(rewrite_all())
+        for r, model in zip(rows, finals, strict=True):
             history = (r["first_question"],)
-            model = asyncio.run(rewriter.standalone(r["question"], history))
             forms = {
                 "as asked": r["question"],
                 "rules": standalone(r["question"], history),
@@ -487,19 +495,14 @@ def rewrite_phase(work: Path, env: dict[str, str], proxy: RecordingProxy, embedd
             }
             for form, text in forms.items():
                 found[form] += any(h.chunk.source == r["gold_file"] for h in index.search(text, 5))
-            print(f"  {r['id']}: {r['question']!r} -> model {model!r}")
+            print(f"  {r['id']}: {r['question']!r} -> {model!r}")
         calls = [c for c in proxy.calls[first:] if c.kind == "rewrite"]
-        used = sum(
-            _MESSAGE.search(c.user) is not None
-            and c.reply.strip().strip("\"'“”「」")
-            != unescape_data(_MESSAGE.findall(c.user)[-1]).strip()
-            for c in calls
-        )
+        replies = [c.reply.strip().strip("\"'“”「」") for c in calls]
+        kept = sum(final == reply for final, reply in zip(finals, replies, strict=False))
         print(
-            f"{corpus}: {len(rows)} follow-ups; gold page in top 5 — as asked "
-            f"{found['as asked']}, rules "
-            f"{found['rules']}, model {found['model']}; model rewrote (not repeated) {used} "
-            f"of {len(calls)} calls; "
+            f"{corpus}: {len(rows)} follow-ups, {len(calls)} model calls, the model's rewrite "
+            f"kept for {kept} (else the rules'); gold page in top 5: as asked "
+            f"{found['as asked']}, rules {found['rules']}, with the model {found['model']}; "
             f"latency median {_median([c.seconds for c in calls])} s, tokens median "
             f"{_median([float(c.prompt_tokens + c.completion_tokens) for c in calls])}"
         )
@@ -563,7 +566,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         model.name,
         threads=args.threads,
         context=args.context,
-        log=args.work / "server.log",
+        log=args.work / f"server-{model.name}.log",
     )
     proxy = RecordingProxy(server.base_url)
     proxy.start()

@@ -21,6 +21,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from rag.followup.rules import standalone as standalone_by_rules
 from rag.generate.llm import GenerationError, Generator
 from rag.generate.prompt import escape_data
+from rag.reading import claim_terms
 
 logger = logging.getLogger(__name__)
 
@@ -77,12 +78,21 @@ class Rewriter:
         if rewritten is None:
             logger.warning("follow-up rewrite was not one question; using the rules' rewrite")
             return ruled
-        if _same(rewritten, history[-1]) and not _same(message, history[-1]):
-            # Small models answer "那X呢？" with the earlier question word for word: the
-            # follow-up's own words would be lost.
-            logger.warning("follow-up rewrite repeated the earlier question; using the rules'")
+        if _loses_message(rewritten, message, history[-1]):
+            # Small models answer "那X呢？" with the earlier question, word for word or
+            # reworded: what the follow-up itself asks would be lost.
+            logger.warning("follow-up rewrite dropped the message's own words; using the rules'")
             return ruled
         return rewritten
+
+
+def _loses_message(rewritten: str, message: str, last: str) -> bool:
+    """The rewrite repeats the earlier question, or keeps none of the words the message adds
+    to it ("what if I already clicked the link in it" → "How do I report a phishing email?")."""
+    if _same(rewritten, last) and not _same(message, last):
+        return True
+    added = claim_terms(message) - claim_terms(last)
+    return bool(added) and not added & claim_terms(rewritten)
 
 
 _LABEL = re.compile(

@@ -80,3 +80,13 @@ async def test_a_label_before_the_rewrite_is_dropped() -> None:
     assert await rewriter.standalone("那商务级呢？", ["流利级的课程费是多少？"]) == (
         "商务级的课程费是多少？"
     )
+
+
+async def test_a_rewrite_that_keeps_none_of_the_messages_own_words_falls_back() -> None:
+    # Qwen2.5-Coder-0.5B on realdocs-tune en18f-fu-05: the follow-up's question was lost.
+    rewriter, _ = _rewriter("How do I report a phishing email in my inbox?")
+    history = ["how do I report a phishing email?"]
+
+    assert await rewriter.standalone("ugh what if I already clicked the link in it", history) != (
+        "How do I report a phishing email in my inbox?"
+    )
