@@ -462,6 +462,9 @@ def rewrite_phase(work: Path, env: dict[str, str], proxy: RecordingProxy, embedd
     print(
         "\n== follow-up rewrite: every realdocs-tune follow-up; gold page among the top 5 passages"
     )
+    # One event loop for every rewrite: the OpenAI client's HTTP connections, which
+    # langchain_openai shares between models, belong to the loop they were opened on.
+    loop = asyncio.new_event_loop()
     for corpus in CORPORA:
         slug = f"realdocs-{corpus}"
         settings = Settings.from_env(
@@ -481,11 +484,9 @@ def rewrite_phase(work: Path, env: dict[str, str], proxy: RecordingProxy, embedd
         async def rewrite_all(
             rows: list[dict[str, Any]] = rows, rewriter: Rewriter = rewriter
         ) -> list[str]:
-            # One event loop for all: the chat model's HTTP client belongs to the loop it
-            # first ran on.
             return [await rewriter.standalone(r["question"], (r["first_question"],)) for r in rows]
 
-        finals = asyncio.run(rewrite_all())
+        finals = loop.run_until_complete(rewrite_all())
         for r, model in zip(rows, finals, strict=True):
             history = (r["first_question"],)
             forms = {
@@ -506,6 +507,8 @@ def rewrite_phase(work: Path, env: dict[str, str], proxy: RecordingProxy, embedd
             f"latency median {_median([c.seconds for c in calls])} s, tokens median "
             f"{_median([float(c.prompt_tokens + c.completion_tokens) for c in calls])}"
         )
+
+    loop.close()
 
 
 def main(argv: Sequence[str] | None = None) -> None:
