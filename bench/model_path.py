@@ -41,7 +41,7 @@ import time
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -487,7 +487,8 @@ def rewrite_phase(work: Path, env: dict[str, str], proxy: RecordingProxy, embedd
             return [await rewriter.standalone(r["question"], (r["first_question"],)) for r in rows]
 
         finals = loop.run_until_complete(rewrite_all())
-        for r, model in zip(rows, finals, strict=True):
+        raw = [c.reply for c in proxy.calls[first:] if c.kind == "rewrite"]
+        for r, model, said in zip(rows, finals, raw, strict=False):
             history = (r["first_question"],)
             forms = {
                 "as asked": r["question"],
@@ -496,7 +497,7 @@ def rewrite_phase(work: Path, env: dict[str, str], proxy: RecordingProxy, embedd
             }
             for form, text in forms.items():
                 found[form] += any(h.chunk.source == r["gold_file"] for h in index.search(text, 5))
-            print(f"  {r['id']}: {r['question']!r} -> {model!r}")
+            print(f"  {r['id']}: {r['question']!r} -> {model!r} (the model said {said!r})")
         calls = [c for c in proxy.calls[first:] if c.kind == "rewrite"]
         replies = [c.reply.strip().strip("\"'“”「」") for c in calls]
         kept = sum(final == reply for final, reply in zip(finals, replies, strict=False))
@@ -601,6 +602,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     finally:
         proxy.stop()
         server.stop()
+        calls = args.work / f"calls-{model.name}.jsonl"
+        with calls.open("w", encoding="utf-8") as sink:  # every call as sent and answered
+            for call in proxy.calls:
+                sink.write(json.dumps(asdict(call), ensure_ascii=False) + "\n")
+        print(f"the model's calls: {calls}")
 
 
 if __name__ == "__main__":
