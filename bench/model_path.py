@@ -72,7 +72,25 @@ _POINTER = re.compile(r"[\[［【]\s*\d+\s*[.．]\s*\d+")
 
 
 def fold(text: str) -> str:
-    return "".join(unicodedata.normalize("NFKC", text).casefold().split())
+    """Case, width, spacing, punctuation and markers don't decide whether a span was given."""
+    text = unicodedata.normalize("NFKC", MARKER.sub("", text)).casefold()
+    return "".join(c for c in text if c.isalnum())
+
+
+GOLD_OVERLAP = 0.5
+"""A long gold span (cmrc2018's are often a whole clause with its lead-in: "这时义军被迫兵分两
+路，刘六、刘七、齐彦名为一路，…") counts as given when this share of its character pairs is in
+the answer ("这两路是刘六、刘七和齐彦名一路，…" has 0.55; "威斯康辛州的北部" for "威斯康辛州州立
+公路13号" has 0.36). Rough by design: ``--show`` prints every answer to be looked at."""
+
+
+def holds(text: str, gold: str) -> bool:
+    text, gold = fold(text), fold(gold)
+    if not gold or gold in text:
+        return bool(gold)
+    pairs = {gold[i : i + 2] for i in range(len(gold) - 1)}
+    long_enough = len(gold) >= 8
+    return long_enough and len({p for p in pairs if p in text}) >= GOLD_OVERLAP * len(pairs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +126,7 @@ class Outcome:
         q = self.question
         if not q.gold:
             return False
-        text = fold(self.text)
-        found = [fold(g) in text for g in q.gold]
+        found = [holds(self.text, g) for g in q.gold]
         return all(found) if q.all_gold else any(found)
 
     @property
@@ -343,7 +360,8 @@ def _report_replies(outcomes: Sequence[Outcome]) -> None:
         f"{sum(has_preamble(c.reply) for c in replies)}; JSON-looking "
         f"{sum(looks_like_json(c.reply) for c in replies)}; cut at the token bound "
         f"{sum(c.finish_reason == 'length' for c in replies)}; refusal in its own words "
-        f"{sum(is_own_refusal(c.reply) for c in replies)} ({own_refusals} not made the refusal)"
+        f"{sum(is_own_refusal(c.reply) and not is_refusal_text(c.reply) for c in replies)} "
+        f"({own_refusals} not made the refusal)"
     )
     seconds = [c.seconds for c in replies]
     per_question = [sum(c.seconds for c in _calls(o)) for o in outcomes if _calls(o)]
