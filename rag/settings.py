@@ -191,8 +191,9 @@ class Settings(EdgeSettings):
     cite_sentences: Annotated[bool, flag("CITE_SENTENCES")] = False
     """With a chat model: sources are shown numbered by sentence, the model cites ``[2.3]`` and
     the checker checks each claim against the sentence it points at (:mod:`rag.check.pointers`).
-    Askers still see ``[2]``. Off by default: on the model-path benchmark it did not raise the
-    catches at equal false alarms (bench/README.md)."""
+    Askers still see ``[2]``. Off by default: with pointers as good as a model could write
+    them the checker caught 99.0 % of faulty answers instead of 98.7 %, at 5.1 % false alarms
+    instead of 0.4 % (bench/pointer_checker.py, bench/README.md)."""
     redis_url: SecretStr | None = None
     """May carry a password (``redis://:pw@host``); like the keys, kept out of ``repr``."""
     cache_ttl_seconds: Annotated[
