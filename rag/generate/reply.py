@@ -9,6 +9,7 @@ Seen on local open models (bench/model_path.py), each undone here:
   and stays, as does one naming a number with no such source);
 - a preamble: an "Answer:" / "回答：" line, or "Based on the provided sources, …" /
   "根据提供的资料，…" before the first claim — dropped (it is no claim, and the asker sees it);
+  one carrying a citation ("根据资料[1]，…") stays, so no claim loses its marker;
 - the whole reply as JSON (``{"answer": "…"}``, in a code fence or not), or in a code fence —
   unwrapped;
 - a refusal in the model's own words ("The provided sources do not mention …", "资料中没有提到
@@ -54,7 +55,7 @@ _HERE_IS = re.compile(
 )
 _SOURCES_EN = (
     r"(?:given |provided |above |available |retrieved )*"
-    r"(?:sources?|documents?|context|passages?|information|text)(?:\s*\[[0-9]+\])*"
+    r"(?:sources?|documents?|context|passages?|information|text)"
 )
 _LEAD_EN = re.compile(
     rf"\A\s*(?:based on|according to|from|per)\s+(?:the\s+|these\s+)?{_SOURCES_EN}\s*[,，:]\s*",
@@ -62,7 +63,7 @@ _LEAD_EN = re.compile(
 )
 _LEAD_ZH = re.compile(
     r"\A\s*(?:根据|依据|按照)(?:所|您)?(?:提供|给出|给定|以上|上述|检索到)?的?"
-    r"(?:资料|上下文|文档|材料|内容|信息|来源|参考资料)(?:\s*\[[0-9]+\])*\s*[,，:：]\s*"
+    r"(?:资料|上下文|文档|材料|内容|信息|来源|参考资料)\s*[,，:：]\s*"
 )
 
 _FENCE = re.compile(r"\A\s*```[a-zA-Z]*\s*\n(?P<body>.*?)\n\s*```\s*\Z", re.DOTALL)

@@ -262,3 +262,16 @@ async def test_an_answer_in_another_language_than_the_askers_is_asked_for_again_
     again = openai_server.requests[1]
     assert "Spoken English has four levels" in again.content_of("assistant")
     assert "again in Chinese" in again.messages[-1]["content"]
+
+
+async def test_a_preamble_carrying_the_citation_is_kept_with_it(
+    openai_server: FakeOpenAIServer, index: Index
+) -> None:
+    pipeline = _pipeline(openai_server, index)
+    n = await _levels_number(pipeline)
+    openai_server.script(f"根据资料[{n}]，{LEVELS}。")
+
+    result = await pipeline.answer(IN_KB)
+
+    assert cited_numbers(result.text) == [1]
+    assert result.text.startswith("根据资料[1]")
