@@ -24,6 +24,7 @@ from langchain_core.messages import HumanMessage
 
 from rag.cache.answers import AnswerCache, cache_key
 from rag.check.judge import ModelJudge
+from rag.check.leak import recites_rules
 from rag.check.pointers import screen_pointed
 from rag.check.screen import cut_problem, screen, with_problem
 from rag.check.support import warm_up
@@ -237,7 +238,10 @@ class Pipeline:
         messages = build_messages(question, hits, language=language, sentences=self.cite_sentences)
         reply = await self.generator.generate_reply(messages)
         draft = tidy(reply.text.strip(), sources=len(hits), language=language)
-        if not is_refusal_text(draft) and detect_language(draft) != language:
+        settled = is_refusal_text(draft) or recites_rules(
+            draft
+        )  # a recital is never asked for again
+        if not settled and detect_language(draft) != language:
             # Small models answer a Chinese question over English passages in English: asked
             # once more, in the asker's language (the checker reads either).
             reply = await self.generator.generate_reply(
