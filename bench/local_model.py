@@ -249,7 +249,8 @@ def serve(
     ]  # fmt: skip
     log.parent.mkdir(parents=True, exist_ok=True)
     # Threads that wait at a barrier sleep instead of spinning: on a shared, niced machine a
-    # spinning thread burns the time slice its partner needs (0.5 tokens/s instead of 5).
+    # spinning thread burns the time slice its partner needs (the 1.5B model wrote 0.5
+    # tokens/s spinning, about 2 without, under similar load).
     env = os.environ | {"OMP_WAIT_POLICY": "PASSIVE"}
     with log.open("wb") as sink:
         process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
