@@ -121,7 +121,7 @@ def pipeline_around(
     min_score = settings.min_score if settings.min_score is not None else index.min_score
     return Pipeline(
         index=index,
-        generator=generator_from_settings(settings),
+        generator=generator_from_settings(settings, max_tokens=settings.llm_max_tokens),
         cache=cache_from_settings(settings, redis),
         min_score=min_score,
         top_k=settings.top_k,
@@ -129,12 +129,13 @@ def pipeline_around(
         judge=judge_from_settings(settings),
         scopes=scopes or ScopeCatalog(),
         warm_checker=warm_checker,
+        cite_sentences=settings.cite_sentences and settings.llm_configured,
     )
 
 
 def judge_from_settings(settings: Settings) -> ModelJudge | None:
     """The model judge when CHECKER_MODEL_JUDGE is on (with its own retried generator, its
-    replies bounded by CHECKER_JUDGE_MAX_TOKENS: the answers' generator has no such bound)."""
+    replies bounded by CHECKER_JUDGE_MAX_TOKENS, not the answers' LLM_MAX_TOKENS)."""
     if not settings.checker_model_judge:
         return None
     return ModelJudge(

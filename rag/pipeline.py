@@ -20,15 +20,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from langchain_core.messages import HumanMessage
+
 from rag.cache.answers import AnswerCache, cache_key
 from rag.check.judge import ModelJudge
-from rag.check.screen import screen
+from rag.check.leak import recites_rules
+from rag.check.pointers import screen_pointed
+from rag.check.screen import cut_problem, screen, with_problem
 from rag.check.support import warm_up
 from rag.generate.llm import Generator
-from rag.generate.prompt import PROMPT_VERSION, build_messages
+from rag.generate.prompt import PROMPT_VERSION, build_messages, in_language
+from rag.generate.reply import tidy
 from rag.language import Language, detect_language
 from rag.markers import first_cited_order, renumbered
-from rag.messages import refusal_text
+from rag.messages import is_refusal_text, refusal_text
 from rag.progress import Progress, Stage
 from rag.questions import question_digest
 from rag.results import Answer, Hit, Refusal, Result, Unverified, answer_hash
@@ -91,6 +96,9 @@ class Pipeline:
     warm_checker: bool = True
     """Load the checker's segmenter now (a server: not while its first asker waits); off for
     one question (``rag ask``), which loads it only if its answer is checked in Chinese."""
+    cite_sentences: bool = False
+    """CITE_SENTENCES: the model cites ``[2.3]`` and each claim is checked against that
+    sentence (:mod:`rag.check.pointers`); askers still see ``[2]``."""
     _rows: ScopedRows = field(default_factory=ScopedRows, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -103,6 +111,8 @@ class Pipeline:
             self.model_id = self.generator.model_id
             if self.judge is not None:  # judged and unjudged results must not share a key
                 self.model_id += f"+{self.judge.model_id}"
+            if self.cite_sentences:
+                self.model_id += "+sentences"
 
     async def answer(
         self,
@@ -187,11 +197,16 @@ class Pipeline:
 
         _tell(progress, "generating")
         step = time.perf_counter()
-        draft = await self.generator.generate(build_messages(question, hits, language=language))
+        draft, cut = await self._draft(question, hits, language)
         timings["generate"] = _ms(step)
         _tell(progress, "checking")
         step = time.perf_counter()
-        screening = screen(draft, hits, question=question, language=language)
+        if self.cite_sentences:
+            draft, screening = screen_pointed(draft, hits, question=question, language=language)
+        else:
+            screening = screen(draft, hits, question=question, language=language)
+        if cut and screening.refused is None:  # what was cut off may have changed what it says
+            screening = with_problem(screening, cut_problem(language))
         timings["check"] = _ms(step)
         timings["total"] = _ms(started)
         if screening.refused is not None:
@@ -218,6 +233,26 @@ class Pipeline:
         return Unverified(
             question, draft, report.problems, hits, timings_ms=timings, language=language
         )
+
+    async def _draft(
+        self, question: str, hits: tuple[Hit, ...], language: Language
+    ) -> tuple[str, bool]:
+        """The model's reply tidied into the prompt's format (:mod:`rag.generate.reply`), and
+        whether it was cut at LLM_MAX_TOKENS."""
+        messages = build_messages(question, hits, language=language, sentences=self.cite_sentences)
+        reply = await self.generator.generate_reply(messages)
+        draft = tidy(reply.text.strip(), sources=len(hits), language=language)
+        settled = is_refusal_text(draft) or recites_rules(
+            draft
+        )  # a recital is never asked for again
+        if not settled and detect_language(draft) != language:
+            # Small models answer a Chinese question over English passages in English: asked
+            # once more, in the asker's language (the checker reads either).
+            reply = await self.generator.generate_reply(
+                [*messages, reply, HumanMessage(in_language(language))]
+            )
+            draft = tidy(reply.text.strip(), sources=len(hits), language=language)
+        return draft, reply.response_metadata.get("finish_reason") == "length"
 
     async def aclose(self) -> None:
         await self.cache.aclose()

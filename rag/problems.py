@@ -31,6 +31,7 @@ KINDS = frozenset(
         "modality_mismatch",
         "judged_unsupported",
         "judge_unavailable",
+        "reply_cut",
         "voted_down",
     }
 )

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from rag.generate.prompt import SYSTEM_RULES
+from rag.generate.prompt import SYSTEM_RULES, SYSTEM_RULES_SENTENCES
 from rag.markers import without_markers
 from rag.messages import REFUSAL
 
@@ -38,16 +38,18 @@ def _runs(words: list[str]) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + RUN_WORDS]) for i in range(len(words) - RUN_WORDS + 1)}
 
 
-def _rules_without_refusals() -> str:
+def _rules_without_refusals(rules: str) -> str:
     """The rules quote the refusal sentences, which a model is meant to say: not a recital."""
-    rules = SYSTEM_RULES
     for sentence in REFUSAL.values():
         rules = rules.replace(sentence, "\n")
     return rules
 
 
 _RULE_RUNS = frozenset(
-    run for part in _rules_without_refusals().split("\n\n") for run in _runs(_words(part))
+    run
+    for rules in (SYSTEM_RULES, SYSTEM_RULES_SENTENCES)  # CITE_SENTENCES words rule 2 its own way
+    for part in _rules_without_refusals(rules).split("\n\n")
+    for run in _runs(_words(part))
 )
 
 

@@ -12,13 +12,14 @@ on recorded answers as the bot takes on live ones.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from rag.check.citations import Report, check
 from rag.check.leak import recites_rules
 from rag.language import Language
 from rag.messages import is_refusal_text
+from rag.problems import Problem
 from rag.results import Hit
 
 RefusalReason = Literal["recited_rules", "model_refused"]
@@ -46,3 +47,17 @@ def screen(
     if is_refusal_text(draft):
         return Screening(Report(), "model_refused")
     return Screening(check(draft, hits, question=question, language=language))
+
+
+def cut_problem(language: Language) -> Problem:
+    """The reply stopped at LLM_MAX_TOKENS: what it would have said next is unknown."""
+    if language == "zh":
+        message = "模型的回答在 token 上限（LLM_MAX_TOKENS）处被截断，后面的内容没有写完"
+    else:
+        message = "the model's reply was cut at its token limit (LLM_MAX_TOKENS): it is unfinished"
+    return Problem("reply_cut", message)
+
+
+def with_problem(screening: Screening, problem: Problem) -> Screening:
+    report = replace(screening.report, problems=(*screening.report.problems, problem))
+    return replace(screening, report=report)

@@ -11,6 +11,8 @@ after the retries — falls back to the rules, and the follow-up is still answer
 from __future__ import annotations
 
 import logging
+import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -19,6 +21,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from rag.followup.rules import standalone as standalone_by_rules
 from rag.generate.llm import GenerationError, Generator
 from rag.generate.prompt import escape_data
+from rag.reading import claim_terms
 
 logger = logging.getLogger(__name__)
 
@@ -75,11 +78,38 @@ class Rewriter:
         if rewritten is None:
             logger.warning("follow-up rewrite was not one question; using the rules' rewrite")
             return ruled
+        if _loses_message(rewritten, message, history[-1]):
+            # Small models answer "那X呢？" with the earlier question, word for word or
+            # reworded: what the follow-up itself asks would be lost.
+            logger.warning("follow-up rewrite dropped the message's own words; using the rules'")
+            return ruled
         return rewritten
 
 
+def _loses_message(rewritten: str, message: str, last: str) -> bool:
+    """The rewrite repeats the earlier question, or keeps none of the words the message adds
+    to it ("what if I already clicked the link in it" → "How do I report a phishing email?")."""
+    if _same(rewritten, last) and not _same(message, last):
+        return True
+    added = claim_terms(message) - claim_terms(last)
+    return bool(added) and not added & claim_terms(rewritten)
+
+
+_LABEL = re.compile(
+    r"^(?:standalone question|rewritten question|question|独立问题|改写后的问题|问题)\s*[:：]\s*",
+    re.IGNORECASE,
+)
+
+
 def _one_question(reply: str, *, limit: int) -> str | None:
-    text = reply.strip().strip("\"'“”「」")
+    text = _LABEL.sub("", reply.strip()).strip().strip("\"'“”「」")
     if not text or "\n" in text or len(text) > limit or "<" in text:
         return None
     return text
+
+
+def _same(one: str, other: str) -> bool:
+    def letters(text: str) -> str:
+        return "".join(c for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum())
+
+    return letters(one) == letters(other)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
+from urllib.parse import urlsplit
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
@@ -68,13 +69,14 @@ def chat_model(
 ) -> BaseChatModel:
     """The extractive answerer when no endpoint is given (no URL, no key), else ChatOpenAI.
 
-    ``max_tokens`` bounds each reply (sent as ``max_completion_tokens``); ``None``: the
-    endpoint's own limit."""
+    ``max_tokens`` bounds each reply; ``None``: the endpoint's own limit. It is sent in the
+    field the endpoint reads (:func:`token_bound_field`)."""
     if base_url is None and api_key is None:
         return ExtractiveChatModel()
     # Imported here: a second and a half of every command's start, needed only with an endpoint.
     from langchain_openai import ChatOpenAI
 
+    bound = token_bound_field(base_url)
     return ChatOpenAI(
         base_url=base_url,
         api_key=api_key or SecretStr(NO_API_KEY),
@@ -82,8 +84,22 @@ def chat_model(
         timeout=timeout_seconds,
         max_retries=0,
         temperature=0,
-        max_completion_tokens=max_tokens,
+        max_completion_tokens=max_tokens if bound == "max_completion_tokens" else None,
+        extra_body={"max_tokens": max_tokens} if bound == "max_tokens" and max_tokens else None,
     )
+
+
+_OPENAI_HOSTS = ("api.openai.com", ".openai.azure.com")
+
+
+def token_bound_field(base_url: str | None) -> str:
+    """``max_completion_tokens`` for OpenAI's own API (its reasoning models reject the older
+    ``max_tokens``, and it refuses both at once); ``max_tokens`` for every other
+    OpenAI-compatible server: llama.cpp's and llama-cpp-python's read only that one, and a
+    bound they ignore lets a small model write until the context is full."""
+    host = (urlsplit(base_url).hostname or "") if base_url else "api.openai.com"
+    official = any(host == h.lstrip(".") or host.endswith(h) for h in _OPENAI_HOSTS)
+    return "max_completion_tokens" if official else "max_tokens"
 
 
 def _log_retry(max_attempts: int) -> Callable[[RetryCallState], None]:

@@ -108,7 +108,8 @@ async def test_refusal_is_in_the_askers_language(index: Index, threshold: float)
 
 async def test_every_result_carries_the_askers_language(index: Index, threshold: float) -> None:
     """Set once from the question: the edges write in it without detecting again."""
-    replies = ["口语课共分四个级别[1]。", "口语课一共六级，每级 12 课时[1]。", REFUSAL["zh"]]
+    draft = "口语课一共六级，每级 12 课时[1]。"  # asked again in English, Chinese again
+    replies = ["口语课共分四个级别[1]。", draft, draft, REFUSAL["zh"]]
     pipeline = make_pipeline(index, threshold, ScriptedChatModel(replies=replies))
     answer = await pipeline.answer(IN_KB)
     unverified = await pipeline.answer("Which 级别 does 口语课 have, and how many levels?")

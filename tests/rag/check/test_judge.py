@@ -145,7 +145,9 @@ async def test_a_judge_reply_is_bounded_and_a_cut_one_sends_the_answer_to_review
     assert problem.kind == "judge_unavailable"
     assert "token limit" in problem.message  # what to raise, not "malformed output"
     [request] = openai_server.requests  # a cut reply is not asked again
-    assert request.params["max_completion_tokens"] == 64
+    # A server other than OpenAI's gets the field llama.cpp's servers read, and only that one.
+    assert request.params["max_tokens"] == 64
+    assert "max_completion_tokens" not in request.params
 
 
 @pytest.mark.parametrize(

@@ -63,3 +63,30 @@ async def test_a_first_question_and_the_offline_rewriter_never_call_a_model() ->
         "商务级的课程费是多少？"
     )
     assert Rewriter().identity == "rules"
+
+
+async def test_a_model_that_repeats_the_earlier_question_falls_back_to_the_rules() -> None:
+    # Qwen2.5-Coder-0.5B answered "那商务级呢？" with the earlier question word for word.
+    rewriter, _ = _rewriter("流利级的课程费是多少？")
+
+    assert await rewriter.standalone("那商务级呢？", ["流利级的课程费是多少？"]) == (
+        "商务级的课程费是多少？"
+    )
+
+
+async def test_a_label_before_the_rewrite_is_dropped() -> None:
+    rewriter, _ = _rewriter("Standalone question: 商务级的课程费是多少？")
+
+    assert await rewriter.standalone("那商务级呢？", ["流利级的课程费是多少？"]) == (
+        "商务级的课程费是多少？"
+    )
+
+
+async def test_a_rewrite_that_keeps_none_of_the_messages_own_words_falls_back() -> None:
+    # Qwen2.5-Coder-0.5B on realdocs-tune en18f-fu-05: the follow-up's question was lost.
+    rewriter, _ = _rewriter("How do I report a phishing email in my inbox?")
+    history = ["how do I report a phishing email?"]
+
+    assert await rewriter.standalone("ugh what if I already clicked the link in it", history) != (
+        "How do I report a phishing email in my inbox?"
+    )

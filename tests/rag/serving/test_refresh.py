@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.messages import AIMessage
 
 from rag.cache.answers import MemoryCache
 from rag.generate.extractive import ExtractiveChatModel
@@ -158,10 +159,10 @@ class Paused:
         self.called = asyncio.Event()
         self.go = asyncio.Event()
 
-    async def generate(self, messages: Any) -> str:
+    async def generate_reply(self, messages: Any) -> AIMessage:
         self.called.set()
         await self.go.wait()
-        return "流利级的课程费为 4800 元 [1]。"
+        return AIMessage("流利级的课程费为 4800 元 [1]。")
 
 
 async def test_a_question_in_flight_finishes_on_the_index_it_started_with(
