@@ -29,7 +29,7 @@ from rag.generate.quotable import (
     quotable,
 )
 from rag.glossary import glossary
-from rag.language import Language, detect_language
+from rag.language import Language, detect_language, has_ideograph
 from rag.lines import without_marker
 from rag.messages import refusal_text
 from rag.reading import match_terms
@@ -160,7 +160,7 @@ def _translated_terms(question: str, sources: Sequence[PromptSource]) -> set[str
     """The question's words in the other language when every source is written in that one
     (:mod:`rag.glossary`): every dictionary sense, since only the sentences' own words count.
     One source in the question's language (prose around a config block) is read as it is."""
-    asked = detect_language(question)
+    asked: Language = "zh" if has_ideograph(question) else "en"  # the pipeline detects once
     if not sources or any(detect_language(source.text) == asked for source in sources):
         return set()
     senses = glossary().candidates(question, "en" if asked == "zh" else "zh")

@@ -39,7 +39,7 @@ from langchain_core.embeddings import Embeddings
 
 from rag.chunks import Chunk, content_hash
 from rag.glossary import glossary
-from rag.language import Language, detect_language
+from rag.language import Language, detect_language, has_ideograph
 from rag.results import Hit
 from rag.search.embeddings import embedder_identity
 from rag.search.fusion import DEFAULT_DEPTH, Ranked, RowArray, fuse, top_positions
@@ -237,7 +237,7 @@ class Index:
         """Passages in the other language than the question also scored against its words in
         that language (:mod:`rag.glossary`, each word as these passages name it); the others
         keep the question's own scores. A folder in one language never translates."""
-        into: Language = "en" if detect_language(question) == "zh" else "zh"
+        into: Language = "en" if has_ideograph(question) else "zh"  # the pipeline detects once
         other = self._in_language(into)
         if not other.any():
             return lexical
@@ -248,8 +248,7 @@ class Index:
         # in the question's own reading: "食堂" must not vanish and leave "company" to match.
         translated = " ".join(word or f"untranslated{i}" for i, word in enumerate(words))
         crossed = self._lexical.scores(translated)
-        # The better of the two readings: a passage "in English" may be a config block that
-        # holds the Chinese question's identifiers as written.
+        # The better reading: an "English" passage may be config holding the words as written.
         return LexicalScores(
             np.where(other, np.maximum(crossed.bm25, lexical.bm25), lexical.bm25),
             np.where(other, np.maximum(crossed.cosine, lexical.cosine), lexical.cosine),
@@ -257,8 +256,7 @@ class Index:
         )
 
     def _in_language(self, language: Language) -> npt.NDArray[np.bool_]:
-        """Which passages are written in ``language`` (read once, on the first question that
-        could be translated)."""
+        """Which passages are written in ``language`` (read once, when first needed)."""
         if self._chinese is None:
             self._chinese = np.fromiter(
                 (detect_language(chunk.text) == "zh" for chunk in self.chunks),
