@@ -245,7 +245,10 @@ class Pipeline:
         settled = is_refusal_text(draft) or recites_rules(
             draft
         )  # a recital is never asked for again
-        if not settled and detect_language(draft) != language:
+        # The offline answerer quotes the sources as written, under a lead-in in the asker's
+        # language: asked again, it would find no sources in the request and refuse.
+        quoting = self.generator.model_id.startswith("extractive/")
+        if not settled and not quoting and detect_language(draft) != language:
             # Small models answer a Chinese question over English passages in English: asked
             # once more, in the asker's language (the checker reads either).
             reply = await self.generator.generate_reply(

@@ -3,7 +3,13 @@ each chosen as the passages themselves name it."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+
 from rag.chunks import Chunk
+from rag.cli import main
 from rag.glossary import glossary
 from rag.search.index import Index
 
@@ -26,3 +32,25 @@ def test_a_chinese_question_reads_as_english_content_words() -> None:
     flat = {sense for word in words for sense in word}
     assert {"employee", "telephone"} <= flat
     assert not any("how many?" in word for word in words)  # 多少 is a question word
+
+
+def test_offline_a_chinese_question_over_english_pages_is_answered_by_quoting_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "benefits.md").write_text(
+        "# Employee Assistance Program\n\nThe EAP telephone number is 1-800-555-0100, "
+        "open 24 hours a day.\n\n# Parking\n\nParking permits are issued by the front desk.\n",
+        "utf-8",
+    )
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    monkeypatch.setenv("DOCS_DIR", str(docs))
+    monkeypatch.setenv("INDEX_DIR", str(tmp_path / "index"))
+    monkeypatch.setenv("EMBEDDINGS", "none")
+    monkeypatch.chdir(tmp_path)
+    assert main(["ask", "--json", "员工援助计划（EAP）的电话号码是多少？"]) == 0
+    answered = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert answered["verdict"] == "answer"
+    assert "1-800-555-0100" in answered["text"]
+    assert answered["text"].startswith("资料原文如下")  # the quote, under a lead-in in Chinese
