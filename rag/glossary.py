@@ -27,7 +27,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from importlib import resources
 
-from rag.language import Language, is_ideograph
+from rag.language import Language
 from rag.reading import EN_STOPWORDS, GENERIC_ZH, english_stems, query_terms
 
 logger = logging.getLogger(__name__)
@@ -122,8 +122,8 @@ class Glossary:
                 taken = i + 1
             elif i > taken and (single := self.chinese.get((stem,))):
                 found.append(single)
-        found.extend((t,) for t in _ASCII_TOKEN.findall(question) if not t.isalpha())
-        found.extend((t,) for t in _ASCII_TOKEN.findall(question) if _looks_like_a_name(t))
+        tokens = _ASCII_TOKEN.findall(question)
+        found.extend((t,) for t in tokens if not t.isalpha() or _looks_like_a_name(t))
         return found
 
     def candidates(self, question: str, into: Language) -> list[tuple[str, ...]]:
@@ -170,8 +170,4 @@ def glossary() -> Glossary:
         return _LOADED[0]
 
 
-def has_ideographs(text: str) -> bool:
-    return any(is_ideograph(char) for char in text)
-
-
-__all__ = ["Glossary", "glossary", "has_ideographs"]
+__all__ = ["Glossary", "glossary"]
