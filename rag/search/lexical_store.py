@@ -3,10 +3,12 @@
 Counting the terms of every passage (words, stems, CJK bigrams) is the slowest part of opening
 an index: about 10 s at 36k passages, paid by every ``rag ask`` and every start. The counts
 depend only on the passages' indexed texts and on the code that reads them, so they are stored
-once (``lexical-<key>.npz``: the sparse matrix and its terms) and loaded in a fraction of a
-second. The key hashes the passages' content hashes and the source of the modules that read
-text (:mod:`rag.reading`, :mod:`rag.search.lexical`): a change to either counts again, never
-serves stale terms. A missing, damaged or unwritable file only costs the counting.
+once (``lexical-<key>.npz``: the sparse matrix, its terms, and which passages are written in
+Chinese, which a question in the other language needs and which takes half a second to read
+again at 36k passages) and loaded in a fraction of a second. The key hashes the passages'
+content hashes and the source of the modules that read text (:mod:`rag.reading`,
+:mod:`rag.search.lexical`, :mod:`rag.language`): a change to either counts again, never serves
+stale terms. A missing, damaged or unwritable file only costs the counting.
 """
 
 from __future__ import annotations
@@ -14,13 +16,15 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import overload
 
 import numpy as np
+import numpy.typing as npt
 from scipy import sparse
 
-from rag import reading
+from rag import language, reading
 from rag.chunks import Chunk, content_hash
 from rag.search import lexical
 from rag.search.lexical import LexicalIndex
@@ -34,7 +38,8 @@ REPORT_EVERY = 500
 
 
 def _reader_identity() -> str:
-    sources = [Path(module.__file__ or "").read_bytes() for module in (reading, lexical)]
+    modules = (reading, lexical, language)
+    sources = [Path(module.__file__ or "").read_bytes() for module in modules]
     return content_hash(b"".join(sources).decode("utf-8", "replace"))
 
 
@@ -49,13 +54,30 @@ def lexical_key(chunks: Sequence[Chunk], basis: str | None = None) -> str:
     return content_hash(f"{_READER}\n{len(chunks)}\n{basis}")[:16]
 
 
+@dataclass(frozen=True, slots=True)
+class Lexical:
+    """What is read off the passages' texts once: their terms, and their language."""
+
+    index: LexicalIndex
+    chinese: npt.NDArray[np.bool_]
+    """Row ``i``: passage ``i`` is written in Chinese (:func:`rag.language.detect_language`)."""
+
+
+def written_in_chinese(chunks: Sequence[Chunk]) -> npt.NDArray[np.bool_]:
+    return np.fromiter(
+        (language.detect_language(chunk.text) == "zh" for chunk in chunks),
+        dtype=np.bool_,
+        count=len(chunks),
+    )
+
+
 def open_lexical(
     index_dir: Path,
     chunks: Sequence[Chunk],
     *,
     basis: str | None = None,
     on_stage: OnStage | None = None,
-) -> LexicalIndex:
+) -> Lexical:
     """The lexical index of ``chunks``: loaded when stored, else counted (``on_stage`` hears
     how far) and stored."""
     key = lexical_key(chunks, basis)
@@ -63,7 +85,7 @@ def open_lexical(
     loaded = _load(path, len(chunks))
     if loaded is not None:
         return loaded
-    counted = LexicalIndex(_Counted(chunks, on_stage))
+    counted = Lexical(LexicalIndex(_Counted(chunks, on_stage)), written_in_chinese(chunks))
     try:
         _save(path, counted)
     except OSError as error:
@@ -103,7 +125,7 @@ class _Counted(Sequence[str]):
             self.on_stage("counting terms", total, total)
 
 
-def _load(path: Path, rows: int) -> LexicalIndex | None:
+def _load(path: Path, rows: int) -> Lexical | None:
     if not path.exists():
         return None
     try:
@@ -113,17 +135,18 @@ def _load(path: Path, rows: int) -> LexicalIndex | None:
                 (stored["data"], stored["indices"], stored["indptr"]), shape=shape
             )
             terms = stored["terms"].tobytes().decode("utf-8").split("\n")
+            chinese = stored["chinese"].astype(np.bool_)
     except (OSError, KeyError, ValueError, UnicodeDecodeError) as error:
         logger.warning("stored lexical index %s is unreadable (%s); counting again", path, error)
         return None
-    if shape[0] != rows or len(terms) != shape[1]:
+    if shape[0] != rows or len(terms) != shape[1] or len(chinese) != rows:
         return None
-    return LexicalIndex.from_counts(tf, terms)
+    return Lexical(LexicalIndex.from_counts(tf, terms), chinese)
 
 
-def _save(path: Path, index: LexicalIndex) -> None:
+def _save(path: Path, lexical: Lexical) -> None:
     """Atomically, then the other stored lexical indexes go: only the current one is read."""
-    tf, terms = index.counts
+    tf, terms = lexical.index.counts
     if any("\n" in term for term in terms):
         return  # terms are words, never lines; stored any other way they would not read back
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -136,6 +159,7 @@ def _save(path: Path, index: LexicalIndex) -> None:
         shape=np.asarray(tf.shape, np.int64),
         # One UTF-8 string, not a fixed-width array: one long term would widen every row.
         terms=np.frombuffer("\n".join(terms).encode("utf-8"), np.uint8),
+        chinese=lexical.chinese,
     )
     partial.replace(path)
     for old in path.parent.glob(f"{PREFIX}*.npz"):

@@ -10,6 +10,7 @@ import pytest
 
 from rag.chunks import Chunk
 from rag.cli import main
+import rag.glossary as glossary_module
 from rag.glossary import glossary
 from rag.search.index import Index
 
@@ -54,3 +55,60 @@ def test_offline_a_chinese_question_over_english_pages_is_answered_by_quoting_th
     assert answered["verdict"] == "answer"
     assert "1-800-555-0100" in answered["text"]
     assert answered["text"].startswith("资料原文如下")  # the quote, under a lead-in in Chinese
+
+
+@pytest.fixture
+def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No dictionary opened in this process yet, and an empty cache folder."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(glossary_module, "_LOADED", [])
+    return tmp_path / "cache" / "citebot"
+
+
+QUESTIONS = {
+    "en": ["员工援助计划（EAP）的电话号码是多少？", "出差报销单什么时候交？"],
+    "zh": ["What is the default timeout for load balancing?", "How do I reset my password?"],
+}
+
+
+def test_the_parsed_dictionary_is_kept_and_the_next_process_only_opens_it(
+    fresh_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed = glossary_module._parsed(glossary_module._data())
+    first = glossary()
+    [kept] = fresh_cache.glob("glossary-*.sqlite")
+
+    monkeypatch.setattr(glossary_module, "_LOADED", [])  # a new process
+    monkeypatch.setattr(glossary_module, "_parsed", _must_not_parse)
+    reopened = glossary()
+
+    for into, questions in QUESTIONS.items():
+        for question in questions:
+            want = parsed.candidates(question, into)  # type: ignore[arg-type]
+            assert want
+            assert first.candidates(question, into) == want  # type: ignore[arg-type]
+            assert reopened.candidates(question, into) == want  # type: ignore[arg-type]
+    assert len(reopened.english) == len(parsed.english)
+    assert kept.stat().st_size > 0
+
+
+def test_a_damaged_cache_is_written_again_and_a_folder_that_cannot_be_written_costs_a_parse(
+    fresh_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    glossary()
+    [kept] = fresh_cache.glob("glossary-*.sqlite")
+    kept.write_bytes(b"not a database")
+    monkeypatch.setattr(glossary_module, "_LOADED", [])
+
+    assert ("EAP",) in glossary().in_english("员工援助计划（EAP）的电话号码是多少？")
+    assert kept.read_bytes().startswith(b"SQLite format 3")
+
+    blocked = fresh_cache.parent.parent / "a-file"
+    blocked.write_text("not a folder", "utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))  # no cache folder can be made there
+    monkeypatch.setattr(glossary_module, "_LOADED", [])
+    assert ("超时",) in glossary().in_chinese("What is the default timeout?")
+
+
+def _must_not_parse(data: bytes) -> glossary_module.Glossary:
+    raise AssertionError("the kept dictionary was parsed again")

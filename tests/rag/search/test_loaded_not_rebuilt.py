@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import rag.ingest.loaders
+import rag.language
 import rag.search.lexical
 from rag.cli.skips import skipped_count, skipped_lines
 from rag.ingest.loaders import load_folder
@@ -66,12 +67,17 @@ def test_an_unchanged_folder_is_loaded_not_read_counted_or_embedded(
     first, _ = load_or_build(docs, index_dir, embeddings=Counting())
     reads = counted(monkeypatch, rag.ingest.loaders, "load_path")
     terms = counted(monkeypatch, rag.search.lexical, "search_terms")
+    languages = counted(monkeypatch, rag.language, "detect_language")
     embedder = Counting()
 
     second, report = load_or_build(docs, index_dir, embeddings=embedder)
+    crossed = second.search("How many days of annual leave can be carried over?", 5)
 
     assert reads == []
     assert terms == []  # no passage's terms counted: the lexical index was loaded
+    # Nor their language read again: the English question over Chinese pages needed it.
+    assert languages == []
+    assert crossed[0].chunk.source == "hr/annual-leave.md"
     assert embedder.embedded == 0
     assert (report.files, report.chunked_files) == (7, 0)
     assert second.version == first.version
