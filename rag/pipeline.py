@@ -20,19 +20,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 
 from rag.cache.answers import AnswerCache, cache_key
 from rag.check.judge import ModelJudge
 from rag.check.leak import recites_rules
-from rag.check.pointers import screen_pointed
+from rag.check.pointers import has_pointers, screen_pointed
 from rag.check.screen import cut_problem, screen, with_problem
 from rag.check.support import warm_up
 from rag.generate.llm import Generator
-from rag.generate.prompt import PROMPT_VERSION, build_messages, in_language
+from rag.generate.prompt import PROMPT_VERSION, ask_again, build_messages
 from rag.generate.reply import tidy
 from rag.language import Language, detect_language
-from rag.markers import first_cited_order, renumbered
+from rag.markers import cited_numbers, first_cited_order, renumbered
 from rag.messages import is_refusal_text, refusal_text
 from rag.progress import Progress, Stage
 from rag.questions import question_digest
@@ -242,25 +242,31 @@ class Pipeline:
         messages = build_messages(question, hits, language=language, sentences=self.cite_sentences)
         reply = await self.generator.generate_reply(messages)
         draft = tidy(reply.text.strip(), sources=len(hits), language=language)
-        settled = is_refusal_text(draft) or recites_rules(
-            draft
-        )  # a recital is never asked for again
-        # The offline answerer quotes the sources as written, under a lead-in in the asker's
-        # language: asked again, it would find no sources in the request and refuse.
-        quoting = self.generator.model_id.startswith("extractive/")
-        if not settled and not quoting and detect_language(draft) != language:
-            # Small models answer a Chinese question over English passages in English: asked
-            # once more, in the asker's language (the checker reads either).
-            reply = await self.generator.generate_reply(
-                [*messages, reply, HumanMessage(in_language(language))]
+        # A refusal or a recital is never asked for again; the offline answerer never is.
+        if is_refusal_text(draft) or recites_rules(draft) or self.generator.quotes_sources:
+            return draft, _was_cut(reply)
+        # Small models answer a Chinese question over English passages in English, and often
+        # cite nothing: asked once more (the checker reads either language; a draft citing
+        # nothing would go to review).
+        elsewhere = detect_language(draft) != language
+        uncited = not (has_pointers(draft) if self.cite_sentences else cited_numbers(draft))
+        if elsewhere or uncited:
+            again = ask_again(
+                language, in_language=elsewhere, cite=uncited, sentences=self.cite_sentences
             )
+            reply = await self.generator.generate_reply([*messages, reply, HumanMessage(again)])
             draft = tidy(reply.text.strip(), sources=len(hits), language=language)
-        return draft, reply.response_metadata.get("finish_reason") == "length"
+        return draft, _was_cut(reply)
 
     async def aclose(self) -> None:
         await self.cache.aclose()
         if self.reviewed is not None:
             await self.reviewed.aclose()
+
+
+def _was_cut(reply: BaseMessage) -> bool:
+    """Whether the model stopped at LLM_MAX_TOKENS."""
+    return bool(reply.response_metadata.get("finish_reason") == "length")
 
 
 def sources_of(hits: Sequence[Hit]) -> list[dict[str, object]]:

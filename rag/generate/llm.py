@@ -124,6 +124,9 @@ class Generator:
         self.model = model
         self.policy = policy or RetryPolicy()
         self.model_id = model_identity(model)
+        self.quotes_sources = isinstance(model, ExtractiveChatModel)
+        """The offline answerer quotes the sources as written, under a lead-in in the asker's
+        language: never asked again (the second request would hold no sources)."""
 
     async def generate(self, messages: Sequence[BaseMessage]) -> str:
         """The model's reply text; raises :class:`GenerationError` when there is none."""

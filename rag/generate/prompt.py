@@ -32,7 +32,7 @@ from rag.messages import REFUSAL
 from rag.reading import sentence_pieces
 from rag.results import Hit
 
-PROMPT_VERSION = "2"
+PROMPT_VERSION = "3"
 """Part of every cache key: bump it whenever the rules, the message format or the reading of
 the reply (:mod:`rag.generate.reply`) change."""
 
@@ -156,10 +156,18 @@ def build_messages(
     return [SystemMessage(content=rules), HumanMessage(content=human)]
 
 
-def in_language(language: Language) -> str:
-    """What the model is told when its answer came back in another language than the asker's."""
+def ask_again(language: Language, *, in_language: bool, cite: bool, sentences: bool) -> str:
+    """What the model is told when its answer came back in another language than the asker's
+    (``in_language``) or citing nothing (``cite``; ``sentences``: as ``[n.s]``)."""
+    marker = "[2.3] (source 2, sentence 3)" if sentences else "[1]"
+    with_citations = (
+        f"with the number of the source right after every claim, like {marker}"
+        if cite
+        else "with the same citations"
+    )
+    again = f"in {_LANGUAGE_NAMES[language]}, " if in_language else ""
     return (
-        f"Write that answer again in {_LANGUAGE_NAMES[language]}, with the same citations. "
+        f"Write that answer again {again}{with_citations}, using only what the sources say. "
         f"If the sources don't contain the answer, reply exactly: {REFUSAL[language]}"
     )
 

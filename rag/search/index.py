@@ -161,9 +161,8 @@ class Index:
         lexical: LexicalIndex | None = None,
         chinese: npt.NDArray[np.bool_] | None = None,
     ) -> None:
-        """``lexical``: the chunks' lexical index when it was stored (else counted here);
-        ``chinese``: which of them are written in Chinese, stored with it (else read here when
-        a question first needs it)."""
+        """``lexical``, ``chinese``: the chunks' lexical index and which are in Chinese, when
+        stored (else read here, the languages when a question first needs them)."""
         if (vectors is None) != (embeddings is None):
             msg = "vectors and embeddings must both be given (dense search) or both be None"
             raise ValueError(msg)
@@ -183,7 +182,7 @@ class Index:
         self._lexical = lexical or LexicalIndex([chunk.indexed_text for chunk in self.chunks])
         self._by_id = {chunk.id: chunk for chunk in self.chunks}
         if chinese is not None and len(chinese) != len(self.chunks):
-            msg = f"got the languages of {len(chinese)} texts for {len(self.chunks)} chunks"
+            msg = f"got {len(chinese)} languages for {len(self.chunks)} chunks"
             raise ValueError(msg)
         self._chinese = chinese
 
@@ -256,11 +255,7 @@ class Index:
         translated = " ".join(word or f"untranslated{i}" for i, word in enumerate(words))
         crossed = self._lexical.scores(translated)
         # The better reading: an "English" passage may be config holding the words as written.
-        return LexicalScores(
-            np.where(other, np.maximum(crossed.bm25, lexical.bm25), lexical.bm25),
-            np.where(other, np.maximum(crossed.cosine, lexical.cosine), lexical.cosine),
-            np.where(other, np.maximum(crossed.coverage, lexical.coverage), lexical.coverage),
-        )
+        return lexical.raised_to(crossed, where=other)
 
     def _in_language(self, language: Language) -> npt.NDArray[np.bool_]:
         """Which passages are written in ``language`` (read once, when first needed)."""

@@ -54,6 +54,14 @@ class LexicalScores:
     coverage: FloatArray
     """Share of the query's squared tf-idf weight found in each chunk, in [0, 1]."""
 
+    def raised_to(self, other: LexicalScores, where: npt.NDArray[np.bool_]) -> LexicalScores:
+        """The better of both scores in the rows ``where`` marks, these scores elsewhere."""
+        return LexicalScores(
+            np.where(where, np.maximum(other.bm25, self.bm25), self.bm25),
+            np.where(where, np.maximum(other.cosine, self.cosine), self.cosine),
+            np.where(where, np.maximum(other.coverage, self.coverage), self.coverage),
+        )
+
     def subset(self, rows: npt.NDArray[np.intp]) -> LexicalScores:
         """The scores of ``rows`` only, in that order (row ``i`` of the result = ``rows[i]``)."""
         return LexicalScores(self.bm25[rows], self.cosine[rows], self.coverage[rows])

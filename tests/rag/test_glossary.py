@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+import rag.glossary as glossary_module
 from rag.chunks import Chunk
 from rag.cli import main
-import rag.glossary as glossary_module
 from rag.glossary import glossary
 from rag.search.index import Index
 

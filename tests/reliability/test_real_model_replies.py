@@ -275,3 +275,55 @@ async def test_a_preamble_carrying_the_citation_is_kept_with_it(
 
     assert cited_numbers(result.text) == [1]
     assert result.text.startswith("根据资料[1]")
+
+
+async def test_an_answer_citing_nothing_is_asked_for_again_with_citations(
+    openai_server: FakeOpenAIServer, index: Index
+) -> None:
+    pipeline = _pipeline(openai_server, index)
+    n = await _levels_number(pipeline)
+    # What the 1.5B model wrote for most questions: the right answer, no marker at all.
+    openai_server.script(f"{LEVELS}。", f"{LEVELS}[{n}]。")
+
+    result = await pipeline.answer(IN_KB)
+
+    assert isinstance(result, Answer)
+    assert result.text == f"{LEVELS}[1]。"
+    again = openai_server.requests[1]
+    assert again.content_of("assistant") == f"{LEVELS}。"
+    told = again.messages[-1]["content"]
+    assert "number of the source right after every claim, like [1]" in told
+    assert "in Chinese" not in told  # the language was right: only the citations are asked for
+
+
+async def test_an_answer_still_citing_nothing_goes_to_review_after_one_more_request(
+    openai_server: FakeOpenAIServer, index: Index
+) -> None:
+    pipeline = _pipeline(openai_server, index)
+    openai_server.script(f"{LEVELS}。", f"{LEVELS}。")
+
+    result = await pipeline.answer(IN_KB)
+
+    assert isinstance(result, Unverified)
+    assert "no_citation" in {p.kind for p in result.problems}
+    assert len(openai_server.requests) == 2
+
+
+async def test_an_uncited_answer_in_the_wrong_language_is_asked_for_once_with_both(
+    openai_server: FakeOpenAIServer, index: Index
+) -> None:
+    pipeline = _pipeline(openai_server, index, CITE_SENTENCES="on")
+    n = await _levels_number(pipeline)
+    openai_server.script(
+        "Spoken English has four levels: beginner, intermediate, fluent and business.",
+        f"{LEVELS}[{n}.1]。",
+    )
+
+    result = await pipeline.answer(IN_KB)
+
+    assert isinstance(result, Answer)
+    assert result.text == f"{LEVELS}[1]。"
+    told = openai_server.requests[1].messages[-1]["content"]
+    assert "again in Chinese, with the number of the source" in told
+    assert "like [2.3] (source 2, sentence 3)" in told
+    assert len(openai_server.requests) == 2

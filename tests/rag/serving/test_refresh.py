@@ -154,6 +154,7 @@ class Paused:
     """A chat model stand-in that waits until the test lets it answer."""
 
     model_id = "paused"
+    quotes_sources = False
 
     def __init__(self) -> None:
         self.called = asyncio.Event()
