@@ -118,8 +118,15 @@ class Outcome:
     text: str
     sources: list[dict[str, Any]]
     answer_call: Call | None = None
+    again_call: Call | None = None
+    """The product asked once more (no citation, wrong language): the draft it checked."""
     rewrite_call: Call | None = None
     judge_calls: list[Call] = field(default_factory=list)
+
+    @property
+    def final_call(self) -> Call | None:
+        """The reply the product kept: the second when it asked again."""
+        return self.again_call or self.answer_call
 
     @property
     def holds_gold(self) -> bool:
@@ -257,7 +264,8 @@ def _asked(call: Call) -> str:
 
 def match_calls(batch: Batch, rows: list[dict[str, Any]], calls: Sequence[Call]) -> list[Outcome]:
     """Each question's calls, in the order the batch made them: a follow-up's rewrite, then the
-    answer (none when the gate refused), then the judge's."""
+    answer (none when the gate refused) and the product's second request for it if any, then
+    the judge's."""
     outcomes = []
     cursor = 0
     for index, (q, row) in enumerate(zip(batch.questions, rows, strict=True)):
@@ -278,6 +286,9 @@ def match_calls(batch: Batch, rows: list[dict[str, Any]], calls: Sequence[Call])
             if mine:
                 outcome.answer_call = calls[cursor]
                 cursor += 1
+                if cursor < len(calls) and calls[cursor].kind == "answer" and calls[cursor].again:
+                    outcome.again_call = calls[cursor]
+                    cursor += 1
         while cursor < len(calls) and calls[cursor].kind == "judge":
             outcome.judge_calls.append(calls[cursor])
             cursor += 1
@@ -336,34 +347,44 @@ def report(name: str, outcomes: Sequence[Outcome], seconds: float, *, show: bool
             if o.answer_call is not None:
                 mark = f"{o.verdict}{', gold' if o.holds_gold else ''}"
                 print(f"  · {o.question.id} [{mark}] raw: {o.answer_call.reply[:300]!r}")
+            if o.again_call is not None:
+                print(f"    asked again, raw: {o.again_call.reply[:300]!r}")
 
 
 def _report_replies(outcomes: Sequence[Outcome]) -> None:
-    """What the model itself wrote: the shapes :mod:`rag.generate.reply` has to undo."""
+    """What the model itself wrote: the shapes :mod:`rag.generate.reply` has to undo. Markers
+    are counted on the first replies (the model as it is) and on the replies the product kept
+    (after asking once more when the first cited nothing)."""
     called = [o for o in outcomes if o.answer_call is not None]
     replies = [o.answer_call for o in called if o.answer_call is not None]
+    kept = [o.final_call for o in called if o.final_call is not None]
+    again = [o.again_call for o in called if o.again_call is not None]
     written = [c for c in replies if not is_refusal_text(c.reply)]
-    tidied = [tidy(c.reply, sources=5, language="en") for c in written]
-    parse_raw = sum(markers_parse(c.reply) for c in written)
-    parse_tidied = sum(markers_parse(t) for t in tidied if not is_refusal_text(t))
+    kept_written = [c for c in kept if not is_refusal_text(tidy(c.reply, sources=5, language="en"))]
+    tidied = [tidy(c.reply, sources=5, language="en") for c in kept_written]
     own_refusals = sum(
         is_own_refusal(c.reply) and o.verdict != "refusal"
-        for o, c in zip(called, replies, strict=True)
+        for o, c in zip(called, kept, strict=True)
     )
+    first = _pct(sum(map(_parses, written)), len(written))
     print(
-        f"model replies {len(replies)}: markers parse {_pct(parse_raw, len(written))} as "
-        f"written, {_pct(parse_tidied, len(written))} after tidying (of non-refusals); "
+        f"model replies {len(replies)}: markers parse {first} of first replies as written; "
+        f"asked again {len(again)} (no citation "
+        f"{sum('number of the source' in c.again for c in again)}, language "
+        f"{sum(' in Chinese' in c.again or ' in English' in c.again for c in again)}); "
+        f"kept drafts: markers parse {_pct(sum(map(_parses, kept_written)), len(kept_written))} "
+        f"as written, {_pct(sum(map(markers_parse, tidied)), len(kept_written))} after tidying; "
         f"language = asker's {_pct(sum(_same_language(o) for o in called), len(called))}"
     )
     print(
         f"recites rules {sum(recites_rules(c.reply) for c in replies)}; preamble "
         f"{sum(has_preamble(c.reply) for c in replies)}; JSON-looking "
         f"{sum(looks_like_json(c.reply) for c in replies)}; cut at the token bound "
-        f"{sum(c.finish_reason == 'length' for c in replies)}; refusal in its own words "
-        f"{sum(is_own_refusal(c.reply) and not is_refusal_text(c.reply) for c in replies)} "
+        f"{sum(c.finish_reason == 'length' for c in kept)}; refusal in its own words "
+        f"{sum(is_own_refusal(c.reply) and not is_refusal_text(c.reply) for c in kept)} "
         f"({own_refusals} not made the refusal)"
     )
-    seconds = [c.seconds for c in replies]
+    seconds = [c.seconds for c in replies + again]
     per_question = [sum(c.seconds for c in _calls(o)) for o in outcomes if _calls(o)]
     print(
         f"latency per answer call: median {_median(seconds)} s, p90 {_p90(seconds)} s; model "
@@ -375,13 +396,17 @@ def _report_replies(outcomes: Sequence[Outcome]) -> None:
     print(f"bound sent (max_tokens, max_completion_tokens, capped here): {sorted(sent, key=str)}")
 
 
+def _parses(call: Call) -> bool:
+    return markers_parse(call.reply)
+
+
 def _calls(outcome: Outcome) -> list[Call]:
-    found = [outcome.rewrite_call, outcome.answer_call, *outcome.judge_calls]
+    found = [outcome.rewrite_call, outcome.answer_call, outcome.again_call, *outcome.judge_calls]
     return [c for c in found if c is not None]
 
 
 def _same_language(outcome: Outcome) -> bool:
-    call = outcome.answer_call
+    call = outcome.final_call
     if call is None or is_refusal_text(call.reply):
         return True
     return detect_language(call.reply) == detect_language(_asked(call) or outcome.question.question)

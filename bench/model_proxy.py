@@ -28,6 +28,7 @@ from bench.local_model import free_port
 class Call:
     system: str
     user: str
+    """The first user message: the sources and the question."""
     reply: str
     finish_reason: str
     seconds: float
@@ -37,6 +38,9 @@ class Call:
     """``max_tokens`` as the product sent it (llama-cpp-python reads only this one)."""
     sent_max_completion_tokens: int | None
     capped_by_bench: bool
+    again: str = ""
+    """The product's last message when it asked once more in the same conversation (wrong
+    language, no citation), after the model's first reply; "" for a first request."""
 
     @property
     def kind(self) -> str:
@@ -123,12 +127,13 @@ def _call(
 ) -> Call:
     messages = body.get("messages", [])
     system = next((_text(m) for m in messages if m.get("role") == "system"), "")
-    user = next((_text(m) for m in reversed(messages) if m.get("role") == "user"), "")
+    users = [_text(m) for m in messages if m.get("role") == "user"]
     choice = (reply.get("choices") or [{}])[0]
     usage = reply.get("usage") or {}
     return Call(
         system=system,
-        user=user,
+        user=users[0] if users else "",
+        again=users[-1] if len(users) > 1 else "",
         reply=_text(choice.get("message") or {}),
         finish_reason=str(choice.get("finish_reason") or ""),
         seconds=seconds,
