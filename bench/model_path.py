@@ -222,6 +222,13 @@ def product_env(llm_url: str, model: str, extra: dict[str, str]) -> dict[str, st
     )
 
 
+def _product(verb: str, option: str, rows: Path, out: Path) -> list[str]:
+    """A product batch command over ``rows``, below the model server's priority: the model's
+    latency is what is measured, not the two of them sharing the cores."""
+    python = [sys.executable, "-m", "rag", verb, option, str(rows), "--out", str(out)]
+    return ["nice", "-n", "10", *python]
+
+
 def run_batch(
     batch: Batch, work: Path, env: dict[str, str], embeddings: str
 ) -> tuple[list[dict[str, Any]], float]:
@@ -240,19 +247,7 @@ def run_batch(
         "EMBEDDINGS": embeddings,
     }
     started = time.perf_counter()
-    command = [
-        "nice",
-        "-n",
-        "10",
-        sys.executable,
-        "-m",
-        "rag",
-        "ask",
-        "--questions",
-        str(questions),
-        "--out",
-        str(out),
-    ]
+    command = _product("ask", "--questions", questions, out)
     subprocess.run(command, check=True, env=environment, cwd=work, stdout=subprocess.DEVNULL)
     return _rows(out), time.perf_counter() - started
 
@@ -422,19 +417,7 @@ def judge_phase(work: Path, env: dict[str, str], proxy: RecordingProxy, limit: i
     answers.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in sample), "utf-8")
     first = len(proxy.calls)
     started = time.perf_counter()
-    command = [
-        "nice",
-        "-n",
-        "10",
-        sys.executable,
-        "-m",
-        "rag",
-        "check-eval",
-        "--answers",
-        str(answers),
-        "--out",
-        str(out),
-    ]
+    command = _product("check-eval", "--answers", answers, out)
     printed = subprocess.run(
         command,
         check=True,

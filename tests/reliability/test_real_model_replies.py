@@ -107,16 +107,24 @@ async def test_a_list_number_in_brackets_is_not_read_as_a_citation(
 
 
 @pytest.mark.parametrize(
-    "preamble",
-    ["根据提供的资料，", "回答：\n", "Answer: ", "**答案：**\n"],
-    ids=["zh", "label-zh", "label-en", "bold"],
+    "written",
+    [
+        "根据提供的资料，{a}",
+        "回答：\n{a}",
+        "Answer: {a}",
+        "**答案：**\n{a}",
+        '{{"answer": "{a}"}}',
+        '```json\n{{"answer": "{a}", "sources": [{n}]}}\n```',
+        "```\n{a}\n```",
+    ],
+    ids=["preamble-zh", "label-zh", "label-en", "bold", "json", "fenced-json", "fenced"],
 )
-async def test_a_preamble_is_not_shown(
-    openai_server: FakeOpenAIServer, index: Index, preamble: str
+async def test_a_preamble_json_or_fence_around_the_answer_is_not_shown(
+    openai_server: FakeOpenAIServer, index: Index, written: str
 ) -> None:
     pipeline = _pipeline(openai_server, index)
     n = await _levels_number(pipeline)
-    openai_server.script(f"{preamble}{LEVELS}[{n}]。")
+    openai_server.script(written.format(a=f"{LEVELS}[{n}]。", n=n))
 
     result = await pipeline.answer(IN_KB)
 
@@ -177,24 +185,6 @@ async def test_an_answer_that_only_mentions_a_gap_is_still_checked_not_refused(
 
     assert isinstance(result, Answer | Unverified)
     assert LEVELS in result.text
-
-
-@pytest.mark.parametrize(
-    "wrapped",
-    ['{{"answer": "{a}"}}', '```json\n{{"answer": "{a}", "sources": [{n}]}}\n```', "```\n{a}\n```"],
-    ids=["json", "fenced-json", "fenced"],
-)
-async def test_a_json_or_fenced_reply_is_unwrapped(
-    openai_server: FakeOpenAIServer, index: Index, wrapped: str
-) -> None:
-    pipeline = _pipeline(openai_server, index)
-    n = await _levels_number(pipeline)
-    openai_server.script(wrapped.format(a=f"{LEVELS}[{n}]。", n=n))
-
-    result = await pipeline.answer(IN_KB)
-
-    assert isinstance(result, Answer)
-    assert result.text == f"{LEVELS}[1]。"
 
 
 async def test_an_endless_reply_is_bounded_and_its_cut_draft_goes_to_review(
