@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rag.cli.jsonl import json_objects
 from rag.errors import CitebotError
 from rag.followup.rewrite import Rewriter
 from rag.generate.llm import GenerationError
@@ -61,25 +62,15 @@ def _text(row: dict[str, Any], name: str, where: str) -> str:
 
 def read_questions(path: Path) -> list[Asked]:
     """Every question of ``path``, validated before any is answered."""
+    asked: list[Asked] = []
+    seen: set[str] = set()
     try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
+        rows = list(json_objects(path, BadQuestions))
     except (OSError, UnicodeDecodeError) as error:
         msg = f"cannot read the questions file {path}: {error}"
         raise BadQuestions(msg) from error
-    asked: list[Asked] = []
-    seen: set[str] = set()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for number, row in rows:
         where = f"{path}:{number}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            msg = f"{where}: not a JSON object ({error.msg})"
-            raise BadQuestions(msg) from error
-        if not isinstance(row, dict):
-            msg = f"{where}: not a JSON object"
-            raise BadQuestions(msg)
         ident, question = _text(row, "id", where), _text(row, "question", where)
         first = None if row.get("first_question") is None else _text(row, "first_question", where)
         if ident in seen:

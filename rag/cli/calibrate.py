@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rag.assemble import open_index
-from rag.cli.eval_data import EvalInputError, read_jsonl
+from rag.cli.eval_data import EvalInputError
+from rag.cli.jsonl import json_objects
 from rag.search.calibration import (
     Calibration,
     ThresholdChoice,
@@ -45,7 +46,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def load_questions(path: Path) -> list[tuple[str, str | None]]:
     questions = []
-    for number, record in read_jsonl(path):
+    for number, record in json_objects(path, EvalInputError):
         question = record.get("question")
         source = record.get("source", record.get("gold_doc_id"))
         if not isinstance(question, str) or not question.strip():

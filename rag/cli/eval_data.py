@@ -6,34 +6,17 @@ Formats are the contract in DESIGN.md ("Eval file formats"); a line that breaks 
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rag.cli.jsonl import json_objects
 from rag.errors import CitebotError
 from rag.ingest.documents import SourceDocument
 
 
 class EvalInputError(CitebotError, ValueError):
     """A corpus or query file that does not follow the format; the message names the line."""
-
-
-def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                msg = f"{path}:{number}: not JSON ({error.msg})"
-                raise EvalInputError(msg) from None
-            if not isinstance(record, dict):
-                msg = f"{path}:{number}: expected a JSON object"
-                raise EvalInputError(msg)
-            yield number, record
 
 
 def _field(path: Path, number: int, record: dict[str, Any], name: str) -> str:
@@ -46,7 +29,7 @@ def _field(path: Path, number: int, record: dict[str, Any], name: str) -> str:
 
 def load_corpus(path: Path) -> list[SourceDocument]:
     docs = []
-    for number, record in read_jsonl(path):
+    for number, record in json_objects(path, EvalInputError):
         doc_id = _field(path, number, record, "id")
         title = record.get("title") or ""
         text = record.get("text")
@@ -76,7 +59,7 @@ def _question(path: Path, number: int, record: dict[str, Any]) -> str:
 
 def load_queries(path: Path) -> list[Query]:
     queries = []
-    for number, record in read_jsonl(path):
+    for number, record in json_objects(path, EvalInputError):
         gold = record.get("gold_doc_id")
         answers = record.get("answers") or []
         if gold is not None and not isinstance(gold, str):

@@ -1,8 +1,9 @@
 """How a command opens the answer core over DOCS_DIR: like a starting bot, then answer and exit.
 
-``python -m rag ask`` answers one question and exits; waiting for hours of embedding first
-(the bundled e5 embeds 20–35 passages a second on 2 cores: 36k passages are 20–30 min) is not what anyone asking one question
-wants. So, as a bot starts (:func:`rag.serving.serve.serve_pipeline`): the index is loaded
+``python -m rag ask`` answers one question and exits; waiting for the whole folder to be
+embedded first (the bundled e5 embeds 20–35 passages a second on 2 cores: 36k passages take
+20–30 min) is not what anyone asking one question wants. So, as a bot starts
+(:func:`rag.serving.serve.serve_pipeline`): the index is loaded
 (:func:`rag.search.build.load_or_build`: unchanged files unread, lexical index and vectors
 stored), and when more than :data:`~rag.serving.holder.LEXICAL_FIRST_AT` passages lack a vector
 the question is answered from the lexical index at once — the index the bot answers from in

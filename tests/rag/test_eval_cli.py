@@ -96,7 +96,7 @@ def test_a_broken_line_is_reported_with_its_number(
 ) -> None:
     files[1].write_text('{"id": "q1", "question": "x", "gold_doc_id": null}\n{oops\n', "utf-8")
     assert run_eval(files) == 2
-    assert "queries.jsonl:2: not JSON" in capsys.readouterr().err
+    assert "queries.jsonl:2: not a JSON object" in capsys.readouterr().err
 
 
 def test_answers_match_after_nfkc_case_and_whitespace_folding() -> None:
