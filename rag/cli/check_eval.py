@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from rag.check.screen import Screening, screen
 from rag.chunks import Chunk
 from rag.cli.check_figures import Judged, summary
+from rag.cli.jsonl import json_objects
 from rag.errors import CitebotError
 from rag.results import Hit
 from rag.settings import Settings
@@ -91,16 +92,13 @@ def _positive(text: str) -> int:
     return value
 
 
-def _record(number: int, data: Any) -> Record:
-    if not isinstance(data, dict):
-        msg = f"line {number}: expected a JSON object, got {type(data).__name__}"
-        raise CheckEvalInputError(msg)
+def _record(path: Path, number: int, data: dict[str, Any]) -> Record:
     answer, sources = data.get("answer"), data.get("sources")
     if not isinstance(answer, str) or not isinstance(sources, list):
-        msg = f"line {number}: 'answer' (text) and 'sources' (list of texts) are required"
+        msg = f"{path}, line {number}: 'answer' (text) and 'sources' (list of texts) are required"
         raise CheckEvalInputError(msg)
     if not all(isinstance(source, str) for source in sources):
-        msg = f"line {number}: every entry of 'sources' must be a text"
+        msg = f"{path}, line {number}: every entry of 'sources' must be a text"
         raise CheckEvalInputError(msg)
     meta = data["meta"] if isinstance(data.get("meta"), dict) else {}
     question = meta.get("question")
@@ -118,16 +116,8 @@ def _record(number: int, data: Any) -> Record:
 
 
 def read_records(path: Path) -> Iterator[Record]:
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as error:
-                msg = f"line {number}: not JSON ({error.msg})"
-                raise CheckEvalInputError(msg) from None
-            yield _record(number, data)
+    for number, data in json_objects(path, CheckEvalInputError):
+        yield _record(path, number, data)
 
 
 def as_output(record: Record, screening: Screening) -> dict[str, object]:
@@ -142,7 +132,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         records = list(read_records(args.answers))
     except (OSError, CheckEvalInputError) as error:
-        print(f"citebot: {args.answers}: {error}", file=sys.stderr)
+        print(f"citebot: {error}", file=sys.stderr)  # names the file (and the line)
         return 2
     from rag.assemble import judge_from_settings  # the chat client only when it is needed
 
