@@ -28,7 +28,8 @@ from bench.local_model import free_port
 class Call:
     system: str
     user: str
-    """The first user message: the sources and the question."""
+    """The user message holding the data — the last with a ``<question>`` block, so after the
+    worked example's turn — else the first: the sources and the question."""
     reply: str
     finish_reason: str
     seconds: float
@@ -128,12 +129,13 @@ def _call(
     messages = body.get("messages", [])
     system = next((_text(m) for m in messages if m.get("role") == "system"), "")
     users = [_text(m) for m in messages if m.get("role") == "user"]
+    data = max((i for i, text in enumerate(users) if "<question>" in text), default=0)
     choice = (reply.get("choices") or [{}])[0]
     usage = reply.get("usage") or {}
     return Call(
         system=system,
-        user=users[0] if users else "",
-        again=users[-1] if len(users) > 1 else "",
+        user=users[data] if users else "",
+        again=users[-1] if len(users) > data + 1 else "",
         reply=_text(choice.get("message") or {}),
         finish_reason=str(choice.get("finish_reason") or ""),
         seconds=seconds,

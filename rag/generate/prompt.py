@@ -25,14 +25,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
+from rag.generate.example import EXAMPLES, Example
 from rag.language import Language, detect_language
 from rag.messages import REFUSAL
 from rag.reading import sentence_pieces
 from rag.results import Hit
 
-PROMPT_VERSION = "3"
+PROMPT_VERSION = "4"
 """Part of every cache key: bump it whenever the rules, the message format or the reading of
 the reply (:mod:`rag.generate.reply`) change."""
 
@@ -109,7 +110,11 @@ def source_block(n: int, hit: Hit, *, max_chars: int | None = None) -> str:
     characters, if given), escaped so that a document cannot close the block or open another."""
     text = hit.chunk.readable_text
     text = text if max_chars is None else text[:max_chars]
-    return f'<source n="{n}">\n{source_header(n, hit)}\n\n{escape_data(text)}\n</source>'
+    return _block(n, source_header(n, hit), escape_data(text))
+
+
+def _block(n: int, header: str, body: str) -> str:
+    return f'<source n="{n}">\n{header}\n\n{body}\n</source>'
 
 
 def source_sentences(text: str) -> list[str]:
@@ -128,8 +133,7 @@ def numbered_block(n: int, hit: Hit) -> str:
                 s += 1
                 pieces.append(f"[{n}.{s}] {piece.strip()}")
         lines.append(" ".join(pieces))
-    body = escape_data("\n".join(lines))
-    return f'<source n="{n}">\n{source_header(n, hit)}\n\n{body}\n</source>'
+    return _block(n, source_header(n, hit), escape_data("\n".join(lines)))
 
 
 def build_messages(
@@ -139,21 +143,51 @@ def build_messages(
     language: Language | None = None,
     sentences: bool = False,
 ) -> list[BaseMessage]:
-    """System rules, then the sources numbered from 1 in hit order, then the question, to be
-    answered in ``language`` (the asker's, detected once by the pipeline; else the question's).
-    ``sentences`` (CITE_SENTENCES): each source's sentences numbered, cited as ``[n.s]``."""
+    """System rules, a worked example (:mod:`rag.generate.example`) as an earlier exchange, then
+    the sources numbered from 1 in hit order and the question, to be answered in ``language``
+    (the asker's, detected once by the pipeline; else the question's). ``sentences``
+    (CITE_SENTENCES): each source's sentences numbered, cited as ``[n.s]``."""
     language = language or detect_language(question)
     block = numbered_block if sentences else source_block
-    sources = "\n\n".join(block(n, hit) for n, hit in enumerate(hits, start=1))
+    blocks = [block(n, hit) for n, hit in enumerate(hits, start=1)]
+    example = EXAMPLES[language]
+    return [
+        SystemMessage(content=SYSTEM_RULES_SENTENCES if sentences else SYSTEM_RULES),
+        HumanMessage(
+            content=human_turn(
+                example.question,
+                example_blocks(example, sentences=sentences),
+                language,
+                sentences=sentences,
+            )
+        ),
+        AIMessage(content=example.cited(sentences=sentences)),
+        HumanMessage(content=human_turn(question, blocks, language, sentences=sentences)),
+    ]
+
+
+def human_turn(question: str, blocks: Sequence[str], language: Language, *, sentences: bool) -> str:
+    """The user message of one exchange: the source blocks, the question, what to do."""
     marker = "[n.s] (source n, sentence s)" if sentences else "[n]"
-    human = (
+    sources = "\n\n".join(blocks)
+    return (
         f"Sources:\n\n{sources}\n\n"
         f"<question>\n{escape_data(question)}\n</question>\n\n"
         f"Answer in {_LANGUAGE_NAMES[language]} from the sources above, citing each claim as "
         f"{marker}. If they don't contain the answer, reply exactly: {REFUSAL[language]}"
     )
-    rules = SYSTEM_RULES_SENTENCES if sentences else SYSTEM_RULES
-    return [SystemMessage(content=rules), HumanMessage(content=human)]
+
+
+def example_blocks(example: Example, *, sentences: bool) -> list[str]:
+    """The example's sources in the same blocks real ones come in."""
+    blocks = []
+    for n, source in enumerate(example.sources, start=1):
+        if sentences:
+            body = " ".join(f"[{n}.{s}] {text}" for s, text in enumerate(source.sentences, 1))
+        else:  # Chinese sentences run on without a space
+            body = (" " if source.header.isascii() else "").join(source.sentences)
+        blocks.append(_block(n, f"[{n}] {source.header}", body))
+    return blocks
 
 
 def ask_again(language: Language, *, in_language: bool, cite: bool, sentences: bool) -> str:

@@ -128,7 +128,7 @@ async def test_retrieved_text_reaches_the_model_with_rules_as_system_message(
     model = ScriptedChatModel(replies=["口语课共分四个级别[1]。"])
     result = await make_pipeline(index, threshold, model).answer(IN_KB)
     assert isinstance(result, Answer)
-    system, human = model.prompts[0]
+    system, *_, human = model.prompts[0]
     assert isinstance(system, SystemMessage)
     assert system.text == SYSTEM_RULES
     assert isinstance(human, HumanMessage)

@@ -142,7 +142,7 @@ async def test_an_injection_travels_only_inside_the_escaped_question_block(
     async with serve(slack_api, index=docs_index, model=model, min_score=OPEN_GATE) as bot:
         await only_reply(bot, slack_api, mention(question))
     prompt = model.prompts[0]
-    system, human = prompt
+    system, *_, human = prompt
     assert isinstance(system, SystemMessage)
     assert system.content == SYSTEM_RULES
     assert isinstance(human, HumanMessage)

@@ -240,17 +240,15 @@ async def test_an_answer_in_another_language_than_the_askers_is_asked_for_again_
 ) -> None:
     pipeline = _pipeline(openai_server, index)
     n = await _levels_number(pipeline)
-    openai_server.script(
-        f"Spoken English has four levels: beginner, intermediate, fluent, business [{n}].",
-        f"{LEVELS}[{n}]。",
-    )
+    in_english = f"Spoken English has four levels: beginner, intermediate, fluent, business [{n}]."
+    openai_server.script(in_english, f"{LEVELS}[{n}]。")
 
     result = await pipeline.answer(IN_KB)
 
     assert isinstance(result, Answer)
     assert result.text == f"{LEVELS}[1]。"
     again = openai_server.requests[1]
-    assert "Spoken English has four levels" in again.content_of("assistant")
+    assert again.messages[-2] == {"role": "assistant", "content": in_english}
     assert "again in Chinese" in again.messages[-1]["content"]
 
 
@@ -280,7 +278,7 @@ async def test_an_answer_citing_nothing_is_asked_for_again_with_citations(
     assert isinstance(result, Answer)
     assert result.text == f"{LEVELS}[1]。"
     again = openai_server.requests[1]
-    assert again.content_of("assistant") == f"{LEVELS}。"
+    assert again.messages[-2] == {"role": "assistant", "content": f"{LEVELS}。"}
     told = again.messages[-1]["content"]
     assert "number of the source right after every claim, like [1]" in told
     assert "in Chinese" not in told  # the language was right: only the citations are asked for

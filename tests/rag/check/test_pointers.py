@@ -18,7 +18,7 @@ OTHER = "商务级原价 5600 元，共 20 课时。"
 
 def test_the_prompt_numbers_each_sources_sentences_as_the_checker_does() -> None:
     hits = [make_hit(POLICY), make_hit(OTHER, source="courses/prices.md")]
-    _, human = build_messages("退费手续费是多少？", hits, sentences=True)
+    *_, human = build_messages("退费手续费是多少？", hits, sentences=True)
 
     content = str(human.content)
     assert "[1.4] 退费手续费为可退金额的 5%。" in content
