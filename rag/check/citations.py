@@ -60,6 +60,7 @@ from rag.check.restated import swapped
 from rag.check.source_numbers import number_values
 from rag.check.table_rows import misplaced
 from rag.check.totals import misstated_difference, unsummed
+from rag.check.yes_no import asks_yes_or_no
 from rag.language import Language, detect_language
 from rag.markers import cited_numbers
 from rag.messages import is_refusal_text
@@ -106,7 +107,8 @@ def check(
     """
     if is_refusal_text(text):
         return Report()
-    say = ProblemTexts(language or detect_language(text), len(hits))
+    yes_no = asks_yes_or_no(question)  # the question then grounds no names (rag.check.yes_no)
+    say = ProblemTexts(language or detect_language(text), len(hits), question_names=not yes_no)
     problems: list[Problem] = []
     found = sentences(text)
     valid = range(1, len(hits) + 1)

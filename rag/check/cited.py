@@ -20,6 +20,7 @@ from rag.check.numbers import Quantity
 from rag.check.source_numbers import number_readings
 from rag.check.support import Passage, Window
 from rag.check.verbatim import Quote, SourceSentences
+from rag.check.yes_no import asks_yes_or_no
 from rag.language import Language, detect_language
 from rag.reading import claim_terms
 from rag.results import Hit
@@ -110,10 +111,12 @@ class CitedSources:
         return self._best[key]
 
     def grounds(self, refs: Sequence[int]) -> Grounds:
-        """The question and the sources ``refs``, folded once per answer, not per sentence."""
+        """The question (unless it asks yes or no: :mod:`rag.check.yes_no`) and the sources
+        ``refs``, folded once per answer, not per sentence."""
         key = tuple(refs)
         if key not in self._grounds:
-            self._grounds[key] = Grounds([self.question, *(self.text(n) for n in refs)])
+            asked = [] if asks_yes_or_no(self.question) else [self.question]
+            self._grounds[key] = Grounds([*asked, *(self.text(n) for n in refs)])
         return self._grounds[key]
 
     def quote(self, plain: str, refs: Sequence[int]) -> Quote:

@@ -63,6 +63,8 @@ or order (longer / shorter, 以上 / 以下, before / after)."""
 class ProblemTexts:
     language: Language
     n_hits: int
+    question_names: bool = True
+    """The question grounds names (not when it asks yes or no, :mod:`rag.check.yes_no`)."""
 
     @property
     def _zh(self) -> bool:
@@ -163,13 +165,20 @@ class ProblemTexts:
     def ungrounded_names(self, names: Sequence[str], refs: Sequence[int], sentence: str) -> str:
         if self._zh:
             shown = "".join(f"「{name}」" for name in names)
-            return f"{shown}不在所引资料 {_markers(refs)} 里，也不在问题里：「{excerpt(sentence)}」"
+            return f"{shown}{self._not_in(refs)}：「{excerpt(sentence)}」"
         shown = ", ".join(f"“{name}”" for name in names)
         verb = "appears" if len(names) == 1 else "appear"
-        return (
-            f"{shown} {verb} in neither the cited source {_markers(refs)} nor the question: "
-            f"“{excerpt(sentence)}”"
-        )
+        return f"{shown} {verb}{self._not_in(refs)}: “{excerpt(sentence)}”"
+
+    def _not_in(self, refs: Sequence[int]) -> str:
+        """Where a name was looked for: the cited sources, and the question when it counts."""
+        if self._zh:
+            return f"不在所引资料 {_markers(refs)} 里" + (
+                "，也不在问题里" if self.question_names else ""
+            )
+        if self.question_names:
+            return f" in neither the cited source {_markers(refs)} nor the question"
+        return f" in no cited source ({_markers(refs)})"
 
     def flipped(self, modal: str, refs: Sequence[int], sentence: str) -> str:
         if self._zh:
@@ -209,11 +218,9 @@ class ProblemTexts:
             if instead is not None:
                 parts.append(self._instead(name, instead, "names"))
             elif self._zh:
-                parts.append(f"「{name}」不在所引资料 {_markers(refs)} 里，也不在问题里")
+                parts.append(f"「{name}」{self._not_in(refs)}")
             else:
-                parts.append(
-                    f"“{name}” is in neither the cited source {_markers(refs)} nor the question"
-                )
+                parts.append(f"“{name}” is{self._not_in(refs)}")
         return self._joined(parts)
 
     def unrelated_note(self, n: int) -> str:
