@@ -15,14 +15,15 @@ turns into one human sentence; nothing failed is cached.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from rag.cache.answers import AnswerCache, cache_key
+from rag.check.attribution import attribute
 from rag.check.judge import ModelJudge
 from rag.check.leak import recites_rules
 from rag.check.pointers import has_pointers, screen_pointed
@@ -32,7 +33,7 @@ from rag.generate.llm import Generator
 from rag.generate.prompt import PROMPT_VERSION, ask_again, build_messages
 from rag.generate.reply import tidy
 from rag.language import Language, detect_language
-from rag.markers import cited_numbers, first_cited_order, renumbered
+from rag.markers import first_cited_order, renumbered
 from rag.messages import is_refusal_text, refusal_text
 from rag.progress import Progress, Stage
 from rag.questions import question_digest
@@ -43,6 +44,7 @@ from rag.scopes.sets import ALL_KEY, ScopeCatalog
 from rag.search.index import Index
 from rag.search.scoped import ScopedRows
 
+logger = logging.getLogger(__name__)
 DEFAULT_SCOPE = ALL_KEY
 """Every document: no SCOPES_FILE, or an admin at the command line."""
 
@@ -245,17 +247,25 @@ class Pipeline:
         # A refusal or a recital is never asked for again; the offline answerer never is.
         if is_refusal_text(draft) or recites_rules(draft) or self.generator.quotes_sources:
             return draft, _was_cut(reply)
-        # Small models answer a Chinese question over English passages in English, and often
-        # cite nothing: asked once more (the checker reads either language; a draft citing
-        # nothing would go to review).
+        # Small models answer a Chinese question over English passages in English: asked once
+        # more (the checker reads either language). They also often cite nothing, and asked
+        # again return the same text: each sentence is given the source that holds it instead
+        # (rag.check.attribution). With CITE_SENTENCES the pointers are asked for again.
         elsewhere = detect_language(draft) != language
-        uncited = not (has_pointers(draft) if self.cite_sentences else cited_numbers(draft))
-        if elsewhere or uncited:
+        ask_for_pointers = self.cite_sentences and not has_pointers(draft)
+        if elsewhere or ask_for_pointers:
             again = ask_again(
-                language, in_language=elsewhere, cite=uncited, sentences=self.cite_sentences
+                language,
+                in_language=elsewhere,
+                cite=ask_for_pointers,
+                sentences=self.cite_sentences,
             )
             reply = await self.generator.generate_reply([*messages, reply, HumanMessage(again)])
             draft = tidy(reply.text.strip(), sources=len(hits), language=language)
+        if not self.cite_sentences and not is_refusal_text(draft):
+            draft, given = attribute(draft, hits)
+            if given:
+                logger.info("the draft cited nothing: %d sentence(s) given their source", given)
         return draft, _was_cut(reply)
 
     async def aclose(self) -> None:
@@ -267,24 +277,6 @@ class Pipeline:
 def _was_cut(reply: BaseMessage) -> bool:
     """Whether the model stopped at LLM_MAX_TOKENS."""
     return bool(reply.response_metadata.get("finish_reason") == "length")
-
-
-def sources_of(hits: Sequence[Hit]) -> list[dict[str, object]]:
-    """The numbered sources as plain data (``rag ask --json``, logs)."""
-    return [
-        {
-            "n": n,
-            "source": hit.chunk.source,
-            "heading": hit.chunk.heading_path,
-            "score": round(hit.score, 4),
-            "lexical": None if hit.lexical is None else round(hit.lexical, 4),
-            "dense": None if hit.dense is None else round(hit.dense, 4),
-            "rank": hit.rank,
-            "excerpt": hit.chunk.text,
-            "link": hit.chunk.link,
-        }
-        for n, hit in enumerate(hits, start=1)
-    ]
 
 
 def in_citation_order(text: str, hits: tuple[Hit, ...]) -> tuple[str, tuple[Hit, ...]]:

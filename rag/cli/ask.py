@@ -9,6 +9,7 @@ import sys
 import textwrap
 import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,8 @@ from rag.followup.rewrite import Rewriter
 from rag.generate.llm import GenerationError
 from rag.language import detect_language
 from rag.messages import model_failure_text
-from rag.pipeline import sources_of
 from rag.problems import Problem
-from rag.results import Result, Unverified
+from rag.results import Hit, Result, Unverified
 from rag.scopes.file import ScopesFile
 from rag.scopes.sets import ScopeSet, UnknownScope
 from rag.search.embedding_run import BuildStopped
@@ -51,7 +51,7 @@ def as_json(result: Result) -> dict[str, Any]:
     return {
         "verdict": result.verdict,
         "text": result.text,
-        "sources": sources_of(result.hits),
+        "sources": numbered_sources(result.hits),
         "problems": [problem.message for problem in _problems(result)],
         "cached": result.provenance.cached_at is not None,
         "timings_ms": result.timings_ms,
@@ -81,7 +81,7 @@ def as_text(result: Result) -> str:
         header = f"{'#':>2}  {_cell('source', 28)} {_cell('heading', 30)} "
         header += f"{'score':>6} {'lex':>6} {'dense':>6} {'rank':>4}  excerpt"
         lines.append(header)
-        for source in sources_of(result.hits):
+        for source in numbered_sources(result.hits):
             lexical = "-" if source["lexical"] is None else f"{source['lexical']:.3f}"
             dense = "-" if source["dense"] is None else f"{source['dense']:.3f}"
             lines.append(
@@ -208,3 +208,21 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     else:
         print(as_text(result))
     return 0
+
+
+def numbered_sources(hits: Sequence[Hit]) -> list[dict[str, object]]:
+    """The numbered sources as plain data (``rag ask --json``, logs)."""
+    return [
+        {
+            "n": n,
+            "source": hit.chunk.source,
+            "heading": hit.chunk.heading_path,
+            "score": round(hit.score, 4),
+            "lexical": None if hit.lexical is None else round(hit.lexical, 4),
+            "dense": None if hit.dense is None else round(hit.dense, 4),
+            "rank": hit.rank,
+            "excerpt": hit.chunk.text,
+            "link": hit.chunk.link,
+        }
+        for n, hit in enumerate(hits, start=1)
+    ]

@@ -265,36 +265,46 @@ async def test_a_preamble_carrying_the_citation_is_kept_with_it(
     assert result.text.startswith("根据资料[1]")
 
 
-async def test_an_answer_citing_nothing_is_asked_for_again_with_citations(
+async def test_an_answer_citing_nothing_gets_each_sentence_the_source_holding_it(
     openai_server: FakeOpenAIServer, index: Index
 ) -> None:
     pipeline = _pipeline(openai_server, index)
-    n = await _levels_number(pipeline)
-    # What the 1.5B model wrote for most questions: the right answer, no marker at all.
-    openai_server.script(f"{LEVELS}。", f"{LEVELS}[{n}]。")
+    # What the 1.5B model wrote for most questions: the right answer, no marker at all; asked
+    # again, it wrote the same text word for word.
+    openai_server.script(f"{LEVELS}。每个级别 16 课时，每课时 45 分钟。")
 
     result = await pipeline.answer(IN_KB)
 
     assert isinstance(result, Answer)
-    assert result.text == f"{LEVELS}[1]。"
-    again = openai_server.requests[1]
-    assert again.messages[-2] == {"role": "assistant", "content": f"{LEVELS}。"}
-    told = again.messages[-1]["content"]
-    assert "number of the source right after every claim, like [1]" in told
-    assert "in Chinese" not in told  # the language was right: only the citations are asked for
+    assert result.text == f"{LEVELS}[1]。每个级别 16 课时，每课时 45 分钟[1]。"
+    assert result.hits[0].chunk.source == "courses/levels.md"
+    assert len(openai_server.requests) == 1  # not asked again
 
 
-async def test_an_answer_still_citing_nothing_goes_to_review_after_one_more_request(
+async def test_a_sentence_no_source_holds_stays_uncited_and_the_answer_goes_to_review(
     openai_server: FakeOpenAIServer, index: Index
 ) -> None:
     pipeline = _pipeline(openai_server, index)
-    openai_server.script(f"{LEVELS}。", f"{LEVELS}。")
+    openai_server.script(f"{LEVELS}。商务级由外教一对一授课，可以随时免费换老师。")
 
     result = await pipeline.answer(IN_KB)
 
     assert isinstance(result, Unverified)
-    assert "no_citation" in {p.kind for p in result.problems}
-    assert len(openai_server.requests) == 2
+    assert [p.kind for p in result.problems] == ["no_citation"]
+    assert result.problems[0].sentence == "商务级由外教一对一授课，可以随时免费换老师。"
+    assert result.text.startswith(f"{LEVELS}[")  # the sentence a source holds got its marker
+
+
+async def test_a_given_source_is_checked_like_one_the_model_chose(
+    openai_server: FakeOpenAIServer, index: Index
+) -> None:
+    pipeline = _pipeline(openai_server, index)
+    openai_server.script(f"{LEVELS}。每个级别 20 课时，每课时 45 分钟。")  # the source says 16
+
+    result = await pipeline.answer(IN_KB)
+
+    assert isinstance(result, Unverified)
+    assert "ungrounded_number" in {p.kind for p in result.problems}
 
 
 async def test_an_uncited_answer_in_the_wrong_language_is_asked_for_once_with_both(
