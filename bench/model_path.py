@@ -331,6 +331,12 @@ def report(name: str, outcomes: Sequence[Outcome], seconds: float, *, show: bool
         f"flagged (catches) {_pct(flagged[False, True], len(without))}"
     )
     _report_replies(outcomes)
+    # What an asker or a reviewer receives: the draft after tidying and after markers were
+    # added from the sources (rag.check.attribution); the shown answers are a subset of these.
+    print(
+        f"drafts as the bot sent them: markers parse "
+        f"{_pct(sum(markers_parse(o.text) for o in drafts), len(drafts))}"
+    )
     shown_wrong = [o for o in outcomes if o.verdict == "answer" and not o.holds_gold]
     print(f"shown without the gold (look at each): {len(shown_wrong)}")
     if show:
