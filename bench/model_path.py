@@ -84,13 +84,22 @@ the answer ("这两路是刘六、刘七和齐彦名一路，…" has 0.55; "威
 公路13号" has 0.36). Rough by design: ``--show`` prints every answer to be looked at."""
 
 
+_NUMBER = re.compile(r"\d+")
+
+
 def holds(text: str, gold: str) -> bool:
-    text, gold = fold(text), fold(gold)
-    if not gold or gold in text:
-        return bool(gold)
-    pairs = {gold[i : i + 2] for i in range(len(gold) - 1)}
-    long_enough = len(gold) >= 8
-    return long_enough and len({p for p in pairs if p in text}) >= GOLD_OVERLAP * len(pairs)
+    """Whether ``text`` gives ``gold``: all of it, or (a long span) most of its character pairs
+    and every number in it — "4 hours per pay period" shares most pairs with the key fact "6
+    hours per pay period" and is the wrong answer."""
+    folded_text, folded_gold = fold(text), fold(gold)
+    if not folded_gold or folded_gold in folded_text:
+        return bool(folded_gold)
+    pairs = {folded_gold[i : i + 2] for i in range(len(folded_gold) - 1)}
+    long_enough = len(folded_gold) >= 8
+    given = set(_NUMBER.findall(unicodedata.normalize("NFKC", MARKER.sub("", text))))
+    numbers_given = all(n in given for n in _NUMBER.findall(unicodedata.normalize("NFKC", gold)))
+    overlap = len({p for p in pairs if p in folded_text}) >= GOLD_OVERLAP * len(pairs)
+    return long_enough and numbers_given and overlap
 
 
 @dataclass(frozen=True, slots=True)
