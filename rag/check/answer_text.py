@@ -4,7 +4,8 @@ Citation markers are read by :mod:`rag.markers` (``[1]``, ``[1, 2]``, ``[1-3]``,
 sentence ends and content terms by :mod:`rag.reading`. Models put markers before or after the
 full stop: a marker that opens a piece ("…3420 元。[1]") belongs to the sentence before it.
 Paragraphs are separated by blank lines; every list item, heading, quote or table row starts
-its own.
+its own. A fenced code block (a configuration file, a command) is one unit: its lines are
+code, not sentences or list items, and brackets in it are code, not citations.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from rag.markers import MARKER, cited_numbers
 from rag.reading import sentence_pieces
 
 _LEADING_MARKERS = re.compile(rf"^\s*(?:{MARKER.pattern}\s*)+")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +38,9 @@ class Sentence:
     """The line is a list item, heading, quote or table row."""
     header: bool = False
     """The line is a table's header row (the column names above its "|---|" line)."""
+    code: bool = False
+    """A fenced code block, fences included in ``text`` and left out of ``plain``: covered
+    like a list under its lead-in, or by the cited sentence right after it."""
 
     @property
     def heading(self) -> bool:
@@ -44,7 +49,7 @@ class Sentence:
 
     @property
     def lead_in(self) -> bool:
-        return self.plain.endswith((":", "："))
+        return not self.code and self.plain.endswith((":", "："))  # "node_listen:" is a key
 
 
 def _pieces(line: str) -> list[str]:
@@ -64,7 +69,19 @@ def sentences(text: str) -> list[Sentence]:
     found: list[Sentence] = []
     paragraph = block = 0
     lines = text.splitlines()
+    fence_end = -1  # lines up to here belong to the code block already read
     for number, line in enumerate(lines):
+        if number <= fence_end:
+            continue
+        if fence := _FENCE.match(line):
+            fence_end = _closing_fence(lines, number, fence.group(1))
+            paragraph += 1
+            body = "\n".join(lines[number + 1 : fence_end]).strip("\n")
+            whole = "\n".join(lines[number : fence_end + 1])
+            if body.strip():
+                found.append(Sentence(whole, body, (), paragraph, True, block, True, code=True))
+            paragraph += 1  # what follows is a sentence of its own, not part of the code
+            continue
         if not line.strip():
             paragraph, block = paragraph + 1, block + 1
             continue
@@ -96,3 +113,13 @@ def sentences(text: str) -> list[Sentence]:
                 )
             )
     return found
+
+
+def _closing_fence(lines: list[str], opening: int, fence: str) -> int:
+    """The line closing the code block opened at ``opening`` (the last line when the reply
+    was cut before it)."""
+    for number in range(opening + 1, len(lines)):
+        line = lines[number].strip()
+        if line.startswith(fence[:3]) and not line.strip(fence[0]):
+            return number
+    return len(lines) - 1

@@ -48,6 +48,8 @@ def attribute(draft: str, hits: Sequence[Hit]) -> tuple[str, int]:
         if start < 0:  # sentences() returns pieces of the draft: not expected, left uncited
             continue
         read = start + len(sentence.text)
+        if sentence.code:  # a marker after a closing fence breaks the block; its neighbours cite
+            continue
         n = _holder(sentence, sources, len(hits))
         if n is not None:
             body = sentence.text.rstrip(_CLOSING)  # "…30 元[1]。", as the prompt asks

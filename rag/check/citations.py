@@ -151,7 +151,7 @@ def check(
             problems.extend(_unrelated(found, index, covering, sources, say))
         if cover is not None and (needs_source(sentence, bool(amounts)) or names(sentence)):
             by_names = bool(calcs[index]) or sentence.lead_in
-            finding = judge(sentence.plain, refs, sources, names_only=by_names)
+            finding = judge(sentence.plain, refs, sources, names_only=by_names, code=sentence.code)
             weakest = min(weakest, finding.support)
             named = {p.kind for p in problems if p.sentence == sentence.text} & _MORE_SPECIFIC
             cited = sources.texts(refs)

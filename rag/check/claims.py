@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.check.cited import CitedSources
+from rag.check.code_blocks import identifiers
 from rag.check.direction import turned
 from rag.check.entities import missing_names
 from rag.check.meta_phrases import without_meta
@@ -50,7 +51,12 @@ class Finding:
 
 
 def judge(
-    plain: str, refs: Sequence[int], sources: CitedSources, *, names_only: bool = False
+    plain: str,
+    refs: Sequence[int],
+    sources: CitedSources,
+    *,
+    names_only: bool = False,
+    code: bool = False,
 ) -> Finding:
     """The claim rules applied to one sentence (``plain``: markers removed) citing ``refs``.
 
@@ -58,7 +64,16 @@ def judge(
     6 + 10 = 16") is judged by the number and arithmetic rules, not by its words: it states a
     result, not something the source says. A lead-in ("……对新华社记者说，办法明确界定：")
     hands its claim to what follows, but the people and things it names are its own.
+
+    ``code``: ``plain`` is a code block, whose keys and identifiers must be in the sources or
+    the question (:mod:`rag.check.code_blocks`); its words are code, not prose, so no
+    coverage or duty rule reads them.
     """
+    if code:
+        grounds = sources.grounds(refs)
+        return Finding(
+            1.0, missing_names=tuple(n for n in identifiers(plain) if not grounds.name(n))
+        )
     quote = sources.quote(plain, refs)
     if quote.verbatim:
         return Finding(1.0)  # one of its sources' sentences, word for word: it says what they do

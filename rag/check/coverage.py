@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from rag.check.answer_text import Sentence, sentences
+from rag.check.code_blocks import identifiers
 from rag.check.entities import named_things
 from rag.check.numbers import quantities
 from rag.language import detect_language
@@ -51,7 +52,8 @@ def covering_sentences(found: Sequence[Sentence]) -> list[int | None]:
     """For each sentence, the index of the sentence whose markers cover it, or None.
 
     Markers cover the sentences before them in their paragraph ("A。B[1]。"); a cited lead-in
-    covers the list items and table rows under it ("价格如下[1]：\n- …\n- …"); a closing
+    covers the list items, table rows and code blocks under it ("价格如下[1]：\n- …\n- …"); a
+    code block no lead-in covers is covered by a cited sentence right after it; a closing
     line of nothing but markers ("来源：[1][2]") covers whatever is left uncovered.
     """
     covering: list[int | None] = [None] * len(found)
@@ -66,6 +68,9 @@ def covering_sentences(found: Sequence[Sentence]) -> list[int | None]:
     for index, sentence in enumerate(found):
         if covering[index] is None and sentence.item:
             covering[index] = _lead_in_above(found, index)
+        if covering[index] is None and sentence.code and index + 1 < len(found):
+            # "```yaml …```\n\n这样就会监听两个端口[1]。": the sentence after a block cites for it
+            covering[index] = index + 1 if found[index + 1].cites else None
     pointed = _pointed_back(found)
     covering = [pointed.get(row) if cover is None else cover for row, cover in enumerate(covering)]
     last = len(found) - 1
@@ -152,6 +157,8 @@ def applicable(
 
 def needs_source(sentence: Sentence, has_quantity: bool) -> bool:
     plain = sentence.plain
+    if sentence.code:  # a block with keys or numbers states what the documentation has
+        return has_quantity or bool(identifiers(plain))
     if sentence.lead_in:
         return False  # a lead-in: what it introduces carries the citations (its numbers are
         # still checked against them)

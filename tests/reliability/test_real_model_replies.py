@@ -13,10 +13,13 @@ from collections.abc import AsyncIterator
 import pytest
 
 from rag.assemble import pipeline_around
+from rag.ingest.documents import SourceDocument
 from rag.markers import cited_numbers
 from rag.messages import REFUSAL
 from rag.pipeline import Pipeline
 from rag.results import Answer, Refusal, Unverified
+from rag.search.build import index_documents
+from rag.search.embeddings import HashingEmbeddings
 from rag.search.index import Index
 from rag.settings import Settings
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
@@ -325,3 +328,57 @@ async def test_an_uncited_answer_in_the_wrong_language_is_asked_for_once_with_bo
     assert "again in Chinese, with the number of the source" in told
     assert "like [2.3] (source 2, sentence 3)" in told
     assert len(openai_server.requests) == 2
+
+
+CONFIG_FAQ = """# FAQ
+
+## 如何让 APISIX 同时监听多个端口？
+
+在 `conf/config.yaml` 中修改 `node_listen`，让 APISIX 同时监听多个端口：
+
+```yaml
+apisix:
+  node_listen:
+    - 9080
+    - 9081
+```
+"""
+
+
+async def test_an_uncited_configuration_answer_is_shown_with_its_last_sentence_cited(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    faq = SourceDocument(source="FAQ.md", text=CONFIG_FAQ, title="FAQ")
+    pipeline = _pipeline(
+        openai_server, index_documents((faq,), embeddings=HashingEmbeddings()), MIN_SCORE="0"
+    )
+    block = "```yaml\napisix:\n  node_listen:\n    - 9080\n    - 9081\n```"
+    # The 1.5B model's reply on the model-path benchmark, word for word: no marker anywhere.
+    openai_server.script(
+        f"在 `conf/config.yaml` 中，你可以这样配置：\n\n{block}\n\n"
+        "这样 APISIX 就会同时监听 9080 和 9081 端口。"
+    )
+
+    result = await pipeline.answer("网关想同时监听 9080 和 9081 两个 http 端口，cfg 咋写")
+
+    assert isinstance(result, Answer), result
+    assert result.text.endswith(f"{block}\n\n这样 APISIX 就会同时监听 9080 和 9081 端口[1]。")
+
+
+async def test_a_configuration_key_the_documentation_lacks_goes_to_review(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    faq = SourceDocument(source="FAQ.md", text=CONFIG_FAQ, title="FAQ")
+    pipeline = _pipeline(
+        openai_server, index_documents((faq,), embeddings=HashingEmbeddings()), MIN_SCORE="0"
+    )
+    openai_server.script(
+        "在 `conf/config.yaml` 中这样配置[1]：\n\n```yaml\napisix:\n  listen_ports:\n    - 9080\n"
+        "    - 9081\n```"
+    )
+
+    result = await pipeline.answer("网关想同时监听 9080 和 9081 两个 http 端口，cfg 咋写")
+
+    assert isinstance(result, Unverified)
+    assert [p.kind for p in result.problems] == ["ungrounded_name"]
+    assert "listen_ports" in result.problems[0].message
