@@ -29,8 +29,12 @@ from rag.search.manifest import MANIFEST_FORMAT, Manifest
 logger = logging.getLogger(__name__)
 
 PREFIX = "snapshot-"
-FORMAT = 1
-_COLUMNS = ("text", "n", "heading", "start", "section", "title", "link", "doc_id", "about")
+FORMAT = 2
+"""2: passages keep their table's header row (``table_head``); a format-1 snapshot lost it, so
+it is passed over and the manifest read instead."""
+_COLUMNS = (
+    "text", "n", "heading", "start", "section", "title", "link", "doc_id", "about", "table_head",
+)  # fmt: skip
 
 
 def manifest_key(raw: bytes) -> str:
@@ -67,11 +71,11 @@ class Snapshot:
         c = self.columns
         rows = zip(
             sources, c["text"], c["n"], c["heading"], c["start"], c["section"], c["title"],
-            c["link"], c["doc_id"], c["about"], strict=True,
+            c["link"], c["doc_id"], c["about"], c["table_head"], strict=True,
         )  # fmt: skip
         return [
-            Chunk(source, text, n, tuple(heading), start, section, title, link, doc_id, about)
-            for source, text, n, heading, start, section, title, link, doc_id, about in rows
+            Chunk(source, text, n, tuple(heading), start, section, title, link, doc_id, about, head)
+            for source, text, n, heading, start, section, title, link, doc_id, about, head in rows
         ]
 
     def _sources(self) -> Iterator[str]:

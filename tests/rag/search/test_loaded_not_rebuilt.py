@@ -273,3 +273,22 @@ def test_a_lexical_start_over_a_record_of_other_code_reads_the_folder_once_not_e
     assert len(reads) == read_first  # the second start read nothing
     assert second.files == 7
     assert len(index) > 0
+
+
+def test_a_loaded_index_has_the_passages_it_was_built_with(tmp_path: Path) -> None:
+    # A table longer than a passage: the later passages carry its header row (table_head),
+    # which a snapshot once dropped, so answers after a restart lost their column names.
+    rows = "\n".join(
+        f"| option_{i} | integer | 否 | {i} | 第 {i} 个选项的说明文字。 |" for i in range(80)
+    )
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    head = "| 名称 | 类型 | 必选项 | 默认值 | 描述 |\n|---|---|---|---|---|"
+    (folder / "plugin.md").write_text(f"# 插件\n\n## 属性\n\n{head}\n{rows}\n", encoding="utf-8")
+    os.utime(folder / "plugin.md", (HOUR_AGO, HOUR_AGO))
+    index_dir = tmp_path / "index"
+    built, _ = load_or_build(folder, index_dir, embeddings=HashingEmbeddings())
+    loaded, _ = load_or_build(folder, index_dir, embeddings=HashingEmbeddings())
+
+    assert any(chunk.table_head for chunk in built.chunks)
+    assert loaded.chunks == built.chunks
