@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from rag.cache.answers import AnswerCache, cache_key
-from rag.check.attribution import attribute
+from rag.check.attribution import attribute, recite
 from rag.check.judge import ModelJudge
 from rag.check.leak import recites_rules
 from rag.check.pointers import has_pointers, screen_pointed
@@ -249,7 +249,8 @@ class Pipeline:
             return draft, _was_cut(reply)
         # Small models answer a Chinese question over English passages in English: asked once
         # more (the checker reads either language). They also often cite nothing, and asked
-        # again return the same text: each sentence is given the source that holds it instead
+        # again return the same text: each sentence is given the source that holds it instead,
+        # and a sentence citing a source that barely holds it is moved to the one that does
         # (rag.check.attribution). With CITE_SENTENCES the pointers are asked for again.
         elsewhere = detect_language(draft) != language
         ask_for_pointers = self.cite_sentences and not has_pointers(draft)
@@ -266,6 +267,9 @@ class Pipeline:
             draft, given = attribute(draft, hits)
             if given:
                 logger.info("the draft cited nothing: %d sentence(s) given their source", given)
+            draft, moved = recite(draft, hits)
+            if moved:
+                logger.info("%d sentence(s) cited a source not holding them: moved", moved)
         return draft, _was_cut(reply)
 
     async def aclose(self) -> None:

@@ -12,6 +12,11 @@ The bar is well above the claim rule's own (:data:`rag.check.claims.MIN_SUPPORT`
 that cites vouches for its choice, while here the best of several sources is picked, which
 finds a chance match more often. The checker then reads the attributed draft like any other,
 numbers, names and duties included; nothing it would have flagged passes because of this.
+
+The same models also cite the wrong number ("4分钟内不得进行配对[3]" where [3] is about
+newborns and [1] says it word for word). :func:`recite` moves such a marker: only when the
+sources a sentence cites hold under :data:`rag.check.claims.MIN_SUPPORT` of it (the claim rule
+would flag it) and another retrieved source holds it by the bar above.
 """
 
 from __future__ import annotations
@@ -20,12 +25,13 @@ from collections.abc import Sequence
 
 from rag.check.answer_text import Sentence, sentences
 from rag.check.cited import CitedSources
-from rag.check.coverage import needs_source
+from rag.check.claims import MIN_SUPPORT
+from rag.check.coverage import covering_sentences, needs_source
 from rag.check.meta_phrases import without_meta
 from rag.check.numbers import quantities
 from rag.check.support import MIN_CONTENT_WORDS, content_words, coverage
 from rag.language import Language, detect_language
-from rag.markers import cited_numbers
+from rag.markers import MARKER, cited_numbers
 from rag.results import Hit
 
 MIN_HELD: dict[Language, float] = {"en": 0.6, "zh": 0.7}
@@ -58,19 +64,67 @@ def attribute(draft: str, hits: Sequence[Hit]) -> tuple[str, int]:
     return "".join(pieces) + draft[written:], given
 
 
+def recite(draft: str, hits: Sequence[Hit]) -> tuple[str, int]:
+    """``draft`` with the markers of each sentence that cites only sources which barely hold
+    it replaced by the one retrieved source that does, and how many sentences were moved. A
+    marker covering more than its own sentence ("A。B[1]。") is left to the checker."""
+    found = sentences(draft)
+    covering = covering_sentences(found)
+    sources = CitedSources(hits)
+    pieces: list[str] = []
+    written = read = moved = 0
+    for index, sentence in enumerate(found):
+        start = draft.find(sentence.text, read)
+        if start < 0:
+            continue
+        read = start + len(sentence.text)
+        alone = [row for row, cover in enumerate(covering) if cover == index] == [index]
+        if not sentence.cites or sentence.code or not alone:
+            continue
+        held = _held(sentence, sources, len(hits))
+        language = detect_language(sentence.plain)
+        if any(held.get(n, 1.0) >= MIN_SUPPORT[language] for n in sentence.cites):
+            continue  # its own choice holds enough of it: the checker judges that choice
+        n = _best(held, language)
+        if n is not None:
+            pieces += [draft[written:start], _cited_to(sentence.text, n)]
+            written, moved = read, moved + 1
+    return "".join(pieces) + draft[written:], moved
+
+
+def _cited_to(text: str, n: int) -> str:
+    """``text`` with its first marker made ``[n]`` and any other dropped."""
+    first = MARKER.search(text)
+    if first is None:
+        return text
+    return f"{text[: first.start()]}[{n}]{MARKER.sub('', text[first.end() :])}"
+
+
 def _holder(sentence: Sentence, sources: CitedSources, count: int) -> int | None:
     """The source holding ``sentence`` best, if one holds it well enough."""
-    plain = sentence.plain
-    if not needs_source(sentence, bool(quantities(plain))):
-        return None
-    language = detect_language(plain)
-    comparable = [n for n in range(1, count + 1) if sources.language(n) == language]
-    for n in comparable:
-        if sources.quote(plain, [n]).verbatim:
-            return n
-    wanted = content_words(without_meta(plain), language)
-    if len(wanted) < MIN_CONTENT_WORDS:
-        return None
-    held = {n: coverage(wanted, sources.best(n, language, wanted).held(wanted)) for n in comparable}
+    return _best(_held(sentence, sources, count), detect_language(sentence.plain))
+
+
+def _best(held: dict[int, float], language: Language) -> int | None:
     best = max(held, key=lambda n: held[n], default=None)  # the first of equals: higher ranked
     return best if best is not None and held[best] >= MIN_HELD[language] else None
+
+
+def _held(sentence: Sentence, sources: CitedSources, count: int) -> dict[int, float]:
+    """How much of ``sentence`` each source in its language holds (1.0: word for word); empty
+    when the sentence needs no source or has too few content words to tell."""
+    plain = sentence.plain
+    if not needs_source(sentence, bool(quantities(plain))):
+        return {}
+    language = detect_language(plain)
+    comparable = [n for n in range(1, count + 1) if sources.language(n) == language]
+    wanted = content_words(without_meta(plain), language)
+    held: dict[int, float] = {}
+    if len(wanted) >= MIN_CONTENT_WORDS:
+        held = {
+            n: coverage(wanted, sources.best(n, language, wanted).held(wanted)) for n in comparable
+        }
+    verbatim = next((n for n in comparable if sources.quote(plain, [n]).verbatim), None)
+    if verbatim is not None:
+        held = {n: 0.0 for n in comparable} | held | {verbatim: 1.0}
+    return held

@@ -382,3 +382,19 @@ async def test_a_configuration_key_the_documentation_lacks_goes_to_review(
     assert isinstance(result, Unverified)
     assert [p.kind for p in result.problems] == ["ungrounded_name"]
     assert "listen_ports" in result.problems[0].message
+
+
+async def test_a_citation_to_a_source_not_holding_the_sentence_is_moved_to_the_one_that_does(
+    openai_server: FakeOpenAIServer, index: Index
+) -> None:
+    pipeline = _pipeline(openai_server, index)
+    hits = await pipeline.retrieve(IN_KB)
+    wrong = next(n for n, hit in enumerate(hits, 1) if hit.chunk.source == "policies/refund.md")
+    # The 1.5B model's "4分钟内不得进行配对[3]": the right sentence, another source's number.
+    openai_server.script(f"{LEVELS}[{wrong}]。")
+
+    result = await pipeline.answer(IN_KB)
+
+    assert isinstance(result, Answer), result
+    assert result.text == f"{LEVELS}[1]。"
+    assert result.hits[0].chunk.source == "courses/levels.md"

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from rag.check.attribution import attribute
+from rag.check.attribution import attribute, recite
 from rag.check.screen import screen
 from tests.rag.factories import make_hit
 
@@ -74,3 +74,29 @@ def test_a_sentence_repeated_word_for_word_is_cited_each_time() -> None:
 def test_courtesy_and_an_empty_list_of_sources_get_nothing() -> None:
     assert attribute("希望对你有帮助！", HITS) == ("希望对你有帮助！", 0)
     assert attribute("停车证在前台办理。", []) == ("停车证在前台办理。", 0)
+
+
+def test_a_marker_on_a_source_not_holding_the_sentence_moves_to_the_one_that_does() -> None:
+    # the 1.5B model: "4分钟内不得进行配对[3]" with [3] about newborns, [1] holding it word for word
+    assert recite("停车证每月 30 元[1]。", HITS) == ("停车证每月 30 元[2]。", 1)
+    assert recite("停车证每月 30 元[1][2]。", HITS) == (
+        "停车证每月 30 元[1][2]。",
+        0,
+    )  # [2] holds it
+
+
+def test_a_marker_its_source_partly_holds_is_the_checkers_to_judge() -> None:
+    # [2] holds the permit's price, not its colour: the model chose it, the checker reads it
+    draft = "停车证每月 30 元，证件为蓝色[2]。"
+    assert recite(draft, HITS) == (draft, 0)
+
+
+def test_a_marker_no_retrieved_source_justifies_moving_stays() -> None:
+    draft = "访客的车可以停在前台门口，不收费[1]。"
+    assert recite(draft, HITS) == (draft, 0)
+
+
+def test_a_marker_covering_more_than_its_sentence_stays() -> None:
+    # "A。B[1]。": [1] covers both; moving it for B would strip A of its source
+    draft = "食堂开放时间为 8:00 至 15:00。停车证每月 30 元[1]。"
+    assert recite(draft, HITS) == (draft, 0)
