@@ -103,7 +103,9 @@ class _Scorer:
         shared = self.wanted & candidate.terms
         if shared:  # a sentence sharing nothing with the question is not lifted by its heading
             shared |= self.wanted & candidate.topic
-        value = sum(self.weight.get(term, 0.0) for term in shared)
+        # fsum: exact, so the set's order (a per-process hash seed) can't tip a tie between
+        # sentences of equal weight, and every bot process gives the same answer
+        value = math.fsum(self.weight.get(term, 0.0) for term in shared)
         if value and self.wants_quantity and _DIGIT.search(candidate.full_text):
             value *= QUANTITY_BONUS
         if value and self.wants_formula and _FORMULA.search(candidate.full_text):

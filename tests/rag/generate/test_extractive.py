@@ -9,9 +9,14 @@ from pydantic import SecretStr
 
 from rag.check.answer_text import sentences
 from rag.check.citations import check
-from rag.generate.extractive import ExtractiveChatModel, extractive_answer, model_identity
+from rag.generate.extractive import (
+    ExtractiveChatModel,
+    _Scorer,
+    extractive_answer,
+    model_identity,
+)
 from rag.generate.prompt import PromptSource, build_messages
-from rag.generate.quotable import split_sentences
+from rag.generate.quotable import Candidate, split_sentences
 from rag.messages import REFUSAL, is_refusal_text
 from rag.results import Hit
 from tests.rag.factories import LEAVE_TEXT, LEVELS_TEXT, REFUND_TEXT, make_hit, policy_hits
@@ -241,3 +246,17 @@ def test_the_rule_leads_and_its_worked_example_follows_at_most() -> None:
     reply = extractive_answer("退费怎么算？", [example, rule])
 
     assert reply.startswith("退费金额 = 实付课程费")
+
+
+def test_a_sentence_scores_the_same_whatever_order_its_shared_terms_come_in() -> None:
+    # A set's order follows the process's hash seed; a float sum in that order could make one
+    # of two equally good sentences win in one bot process and the other in the next.
+    triples = [(f"a{i}", f"b{i}", f"c{i}") for i in range(24)]
+    weight = {t: w for triple in triples for t, w in zip(triple, (0.1, 0.2, 0.3), strict=True)}
+    weight["whole"] = 0.6
+    score = _Scorer(
+        wanted=set(weight), weight=weight, wants_quantity=False, wants_formula=False, last=1
+    )
+    alone = score(Candidate(source=1, position=0, text="", terms=frozenset({"whole"})))
+    scores = {score(Candidate(source=1, position=0, text="", terms=frozenset(t))) for t in triples}
+    assert scores == {alone}
