@@ -71,10 +71,13 @@ _POINTER = re.compile(r"[\[［【]\s*\d+\s*[.．]\s*\d+")
 """A sentence pointer ``[2.3]`` (CITE_SENTENCES=on): parses as well as ``[2]`` does."""
 
 
+def _unmarked(text: str) -> str:
+    return unicodedata.normalize("NFKC", MARKER.sub("", text))
+
+
 def fold(text: str) -> str:
     """Case, width, spacing, punctuation and markers don't decide whether a span was given."""
-    text = unicodedata.normalize("NFKC", MARKER.sub("", text)).casefold()
-    return "".join(c for c in text if c.isalnum())
+    return "".join(c for c in _unmarked(text).casefold() if c.isalnum())
 
 
 GOLD_OVERLAP = 0.5
@@ -96,8 +99,8 @@ def holds(text: str, gold: str) -> bool:
         return bool(folded_gold)
     pairs = {folded_gold[i : i + 2] for i in range(len(folded_gold) - 1)}
     long_enough = len(folded_gold) >= 8
-    given = set(_NUMBER.findall(unicodedata.normalize("NFKC", MARKER.sub("", text))))
-    numbers_given = all(n in given for n in _NUMBER.findall(unicodedata.normalize("NFKC", gold)))
+    given = set(_NUMBER.findall(_unmarked(text)))
+    numbers_given = all(n in given for n in _NUMBER.findall(_unmarked(gold)))
     overlap = len({p for p in pairs if p in folded_text}) >= GOLD_OVERLAP * len(pairs)
     return long_enough and numbers_given and overlap
 

@@ -79,7 +79,8 @@ def sentences(text: str) -> list[Sentence]:
             body = "\n".join(lines[number + 1 : fence_end]).strip("\n")
             whole = "\n".join(lines[number : fence_end + 1])
             if body.strip():
-                found.append(Sentence(whole, body, (), paragraph, True, block, True, code=True))
+                code = Sentence(whole, body, (), paragraph, True, block, item=True, code=True)
+                found.append(code)
             paragraph += 1  # what follows is a sentence of its own, not part of the code
             continue
         if not line.strip():

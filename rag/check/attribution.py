@@ -21,6 +21,7 @@ would flag it) and another retrieved source holds it by the bar above.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from rag.check.answer_text import Sentence, sentences
@@ -69,7 +70,7 @@ def recite(draft: str, hits: Sequence[Hit]) -> tuple[str, int]:
     it replaced by the one retrieved source that does, and how many sentences were moved. A
     marker covering more than its own sentence ("A。B[1]。") is left to the checker."""
     found = sentences(draft)
-    covering = covering_sentences(found)
+    covered = Counter(covering_sentences(found))  # how many sentences each marker covers
     sources = CitedSources(hits)
     pieces: list[str] = []
     written = read = moved = 0
@@ -78,8 +79,7 @@ def recite(draft: str, hits: Sequence[Hit]) -> tuple[str, int]:
         if start < 0:
             continue
         read = start + len(sentence.text)
-        alone = [row for row, cover in enumerate(covering) if cover == index] == [index]
-        if not sentence.cites or sentence.code or not alone:
+        if not sentence.cites or sentence.code or covered[index] != 1:
             continue
         held = _held(sentence, sources, len(hits))
         language = detect_language(sentence.plain)

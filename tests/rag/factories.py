@@ -30,6 +30,17 @@ LEAVE_TEXT = (
     "Requests go to your line manager at least two weeks ahead."
 )
 
+LISTEN_BLOCK = "```yaml\napisix:\n  node_listen:\n    - 9080\n    - 9081\n```"
+"""How technical documentation answers "how do I configure it": a fenced YAML block."""
+LISTEN_FAQ = f"""## 如何让 APISIX 同时监听多个端口？
+
+Apache APISIX 默认只监听 9080 端口。
+在 `conf/config.yaml` 中修改 `node_listen`，让 APISIX 同时监听多个端口：
+
+{LISTEN_BLOCK}
+"""
+LISTEN_QUESTION = "网关想同时监听 9080 和 9081 两个 http 端口，cfg 咋写"
+
 
 def policy_hits() -> list[Hit]:
     return [

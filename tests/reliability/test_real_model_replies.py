@@ -23,6 +23,7 @@ from rag.search.embeddings import HashingEmbeddings
 from rag.search.index import Index
 from rag.settings import Settings
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.rag.factories import LISTEN_BLOCK, LISTEN_FAQ, LISTEN_QUESTION
 from tests.reliability.corpus import IN_KB, small_index, threshold
 
 LEVELS = "口语课共分四个级别：入门级、进阶级、流利级、商务级"
@@ -330,36 +331,24 @@ async def test_an_uncited_answer_in_the_wrong_language_is_asked_for_once_with_bo
     assert len(openai_server.requests) == 2
 
 
-CONFIG_FAQ = """# FAQ
-
-## 如何让 APISIX 同时监听多个端口？
-
-在 `conf/config.yaml` 中修改 `node_listen`，让 APISIX 同时监听多个端口：
-
-```yaml
-apisix:
-  node_listen:
-    - 9080
-    - 9081
-```
-"""
+def _listen_faq_pipeline(server: FakeOpenAIServer) -> Pipeline:
+    """A knowledge base of one configuration FAQ, whose answer is a YAML block."""
+    faq = SourceDocument(source="FAQ.md", text=f"# FAQ\n\n{LISTEN_FAQ}", title="FAQ")
+    return _pipeline(server, index_documents((faq,), embeddings=HashingEmbeddings()), MIN_SCORE="0")
 
 
 async def test_an_uncited_configuration_answer_is_shown_with_its_last_sentence_cited(
     openai_server: FakeOpenAIServer,
 ) -> None:
-    faq = SourceDocument(source="FAQ.md", text=CONFIG_FAQ, title="FAQ")
-    pipeline = _pipeline(
-        openai_server, index_documents((faq,), embeddings=HashingEmbeddings()), MIN_SCORE="0"
-    )
-    block = "```yaml\napisix:\n  node_listen:\n    - 9080\n    - 9081\n```"
+    pipeline = _listen_faq_pipeline(openai_server)
+    block = LISTEN_BLOCK
     # The 1.5B model's reply on the model-path benchmark, word for word: no marker anywhere.
     openai_server.script(
         f"在 `conf/config.yaml` 中，你可以这样配置：\n\n{block}\n\n"
         "这样 APISIX 就会同时监听 9080 和 9081 端口。"
     )
 
-    result = await pipeline.answer("网关想同时监听 9080 和 9081 两个 http 端口，cfg 咋写")
+    result = await pipeline.answer(LISTEN_QUESTION)
 
     assert isinstance(result, Answer), result
     assert result.text.endswith(f"{block}\n\n这样 APISIX 就会同时监听 9080 和 9081 端口[1]。")
@@ -368,16 +357,11 @@ async def test_an_uncited_configuration_answer_is_shown_with_its_last_sentence_c
 async def test_a_configuration_key_the_documentation_lacks_goes_to_review(
     openai_server: FakeOpenAIServer,
 ) -> None:
-    faq = SourceDocument(source="FAQ.md", text=CONFIG_FAQ, title="FAQ")
-    pipeline = _pipeline(
-        openai_server, index_documents((faq,), embeddings=HashingEmbeddings()), MIN_SCORE="0"
-    )
-    openai_server.script(
-        "在 `conf/config.yaml` 中这样配置[1]：\n\n```yaml\napisix:\n  listen_ports:\n    - 9080\n"
-        "    - 9081\n```"
-    )
+    pipeline = _listen_faq_pipeline(openai_server)
+    invented = LISTEN_BLOCK.replace("node_listen", "listen_ports")
+    openai_server.script(f"在 `conf/config.yaml` 中这样配置[1]：\n\n{invented}")
 
-    result = await pipeline.answer("网关想同时监听 9080 和 9081 两个 http 端口，cfg 咋写")
+    result = await pipeline.answer(LISTEN_QUESTION)
 
     assert isinstance(result, Unverified)
     assert [p.kind for p in result.problems] == ["ungrounded_name"]

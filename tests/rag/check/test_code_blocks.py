@@ -6,23 +6,11 @@ from rag.check.answer_text import sentences
 from rag.check.attribution import attribute
 from rag.check.code_blocks import identifiers
 from rag.check.screen import screen
-from tests.rag.factories import make_hit
+from tests.rag.factories import LISTEN_BLOCK, LISTEN_FAQ, LISTEN_QUESTION, make_hit
 
-FAQ = """## 我该如何配置 Apache APISIX 来监听多个端口？
-
-Apache APISIX 默认只监听 9080 端口。
-在 `conf/config.yaml` 中修改 `node_listen`，让它同时监听多个端口：
-
-```yaml
-apisix:
-  node_listen:
-    - 9080
-    - 9081
-```
-"""
-HITS = [make_hit(FAQ, source="FAQ.md"), make_hit("Admin API 默认只允许 127.0.0.1 访问。")]
-QUESTION = "网关想同时监听 9080 和 9081 两个 http 端口，cfg 咋写"
-BLOCK = "```yaml\napisix:\n  node_listen:\n    - 9080\n    - 9081\n```"
+HITS = [make_hit(LISTEN_FAQ, source="FAQ.md"), make_hit("Admin API 默认只允许 127.0.0.1 访问。")]
+QUESTION = LISTEN_QUESTION
+BLOCK = LISTEN_BLOCK
 
 
 def _kinds(draft: str) -> list[str]:
