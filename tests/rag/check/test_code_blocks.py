@@ -47,8 +47,10 @@ def test_a_number_the_documentation_lacks_is_flagged() -> None:
     assert _kinds(draft) == ["ungrounded_number"]
 
 
-def test_a_block_nothing_cites_is_flagged() -> None:
-    assert _kinds(f"你可以这样配置：\n\n{BLOCK}\n\n改完重启一下 APISIX。") == ["no_citation"]
+def test_a_block_nothing_cites_is_flagged_though_the_answer_cites_elsewhere() -> None:
+    draft = f"Apache APISIX 默认只监听 9080 端口[1]。\n\n你可以这样配置：\n\n{BLOCK}"
+    report = screen(draft, HITS, question=QUESTION, language="zh").report
+    assert [(p.kind, p.sentence) for p in report.problems] == [("no_citation", BLOCK)]
 
 
 def test_a_block_cut_before_its_closing_fence_is_still_code() -> None:
