@@ -103,4 +103,4 @@ class QuestionLog:
 class QuestionWatch(Protocol):
     def finished(self, log: QuestionLog) -> None:
         """``log``'s question is done (replied to or failed), its ``timings_ms["total"]`` set.
-        Must return at once and never raise: the asker has been answered already."""
+        Must return at once and never raise: it runs as the question ends."""
