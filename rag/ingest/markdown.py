@@ -11,8 +11,10 @@ question matches ("limitations under the License" as a heading path) and quotes 
 aliases that say what the page is about, indexed with it) and the body with all of that
 removed — everywhere except inside fenced code, which is kept byte for byte so commands and
 configuration are quoted exactly. Links keep their text and drop their target (a 90-character
-Google Docs address is noise to search and to a reader); an address written as the link's
-text, such as an email, stays.
+Google Docs address is noise to search and to a reader), also when their text wraps onto the
+next line; an address written as the link's text, such as an email, stays. Backslash escapes
+read as the character they escape (``\\*For vouchers`` is "*For vouchers"), except in code
+spans and for a table cell's ``\\|``.
 """
 
 from __future__ import annotations
@@ -40,15 +42,24 @@ _MDX_LINE = re.compile(
 _TAG_ONLY_LINE = re.compile(r"^\s*(?:</?[A-Za-z][\w.-]*(?:\s[^<>]*)?/?>\s*)+$")
 _TEMPLATE_ONLY_LINE = re.compile(r"^\s*(?:\{%-?.*?-?%\}|\{\{[<%].*?[>%]\}\}\s*)+\s*$")
 _ADMONITION = re.compile(r"^\s*:::+\s*(?P<kind>[A-Za-z]*)\s*(?P<title>.*?)\s*$")
-_TEMPLATE_LINK = re.compile(r"\[([^\]\n]*)\]\(\s*\{%.*?%\}\s*\)")
+_LINK_TEXT = r"\\?\[((?:[^\[\]\n]|\[[^\[\]\n]*\]|\n(?![ \t]*\n))*)\]"
+"""A link's text in brackets, which may hold a bracketed part ("[Guide [DOCX]](…)") and wrap
+over single line breaks. An escaped opening bracket followed by ``](target)`` is a link its
+author escaped by mistake: the page would show the target, a reader wants the text."""
+_TEMPLATE_LINK = re.compile(rf"{_LINK_TEXT}\(\s*\{{%.*?%\}}\s*\)")
 _TEMPLATE_ARG = re.compile(r"\{%-?\s*[\w-]+\s+[\"']([^\"']*)[\"'][^%]*-?%\}")
 _TEMPLATE = re.compile(r"\{%.*?%\}|\{\{[<%].*?[>%]\}\}|\{\{.*?\}\}")
-_IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
-_LINK = re.compile(r"\[([^\]\n]+)\]\((?:[^()\n]|\([^()\n]*\))*\)")
+_IMAGE = re.compile(rf"!{_LINK_TEXT}\([^)\n]*\)")
+_LINK = re.compile(rf"(?!\\?\[\]){_LINK_TEXT}\((?:[^()\n]|\([^()\n]*\))*\)")
 _INLINE_TAG = re.compile(r"</?(?:a|span|strong|em|b|i|u|code|sup|sub|small|font|kbd)\b[^<>]*>")
 _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _AUTOLINK = re.compile(r"<(?:mailto:)?([^<>\s]+@[^<>\s]+|https?://[^<>\s]+)>")
-_ANCHOR = re.compile(r"\s*\{#[^}\s]*\}\s*$")
+_HEADING_ANCHOR = re.compile(r"(?m)^([ \t]*#[^\n]*?)[ \t]*\{#[^}\s]*\}[ \t]*$")
+_ESCAPED = re.compile(
+    r"(?P<tick>`+)(?:[^\n]|\n(?![ \t]*\n))*?(?P=tick)|\\(?P<escaped>[!-/:-@\[-`{}~])"
+)
+"""A code span (kept whole), or a backslash escape of ASCII punctuation (``\\|`` stays: in a
+table row it keeps a cell's pipe from splitting the cell)."""
 
 
 def read_markdown(text: str) -> tuple[dict[str, str], str]:
@@ -146,7 +157,10 @@ def _blank_lines(match: re.Match[str]) -> str:
 
 
 def _cleaned_lines(lines: Iterable[str]) -> Iterable[str]:
+    """Fenced code as it is; the prose between fences cleaned a run at a time, so a link whose
+    text wraps onto the next line still loses its target."""
     fence: str | None = None
+    prose: list[str] = []
     for line in lines:
         opened = _FENCE.match(line)
         if fence is not None:
@@ -155,28 +169,43 @@ def _cleaned_lines(lines: Iterable[str]) -> Iterable[str]:
                 fence = None
             continue
         if opened:
+            yield from _clean_prose(prose)
+            prose = []
             fence = opened.group(1)
             yield line
             continue
-        yield _clean_line(line)
+        prose.append(_markup_only(line))
+    yield from _clean_prose(prose)
 
 
-def _clean_line(line: str) -> str:
-    """The line as read; empty when it is markup only (a tag, an import, an admonition's fence
-    without a title), so the paragraphs on either side stay apart."""
+def _markup_only(line: str) -> str:
+    """Empty when the line is markup only (a tag, an import, an admonition's fence without a
+    title), so the paragraphs on either side stay apart; an admonition's title alone."""
     if _MDX_LINE.match(line) or _TAG_ONLY_LINE.match(line) or _TEMPLATE_ONLY_LINE.match(line):
         return ""
     admonition = _ADMONITION.match(line)
-    if admonition:
-        return admonition.group("title").strip()
-    line = _TEMPLATE_LINK.sub(r"\1", line)
-    line = _TEMPLATE_ARG.sub(r"\1", line)
-    line = _TEMPLATE.sub("", line)
-    line = _IMAGE.sub(r"\1", line)
-    line = _LINK.sub(r"\1", line)
-    line = _BREAK.sub(" ", line)
-    line = _AUTOLINK.sub(r"\1", line)
-    line = _INLINE_TAG.sub("", line)
-    if line.lstrip().startswith("#"):
-        line = _ANCHOR.sub("", line)
-    return line
+    return admonition.group("title").strip() if admonition else line
+
+
+def _clean_prose(lines: list[str]) -> list[str]:
+    """Lines of prose as read: links and images reduced to their text (which may wrap over a
+    line break), template tags, inline HTML and heading anchors gone, backslash escapes
+    resolved."""
+    if not lines:
+        return []
+    text = "\n".join(lines)
+    text = _TEMPLATE_LINK.sub(r"\1", text)
+    text = _TEMPLATE_ARG.sub(r"\1", text)
+    text = _TEMPLATE.sub("", text)
+    text = _IMAGE.sub(r"\1", text)
+    text = _LINK.sub(r"\1", text)
+    text = _BREAK.sub(" ", text)
+    text = _AUTOLINK.sub(r"\1", text)
+    text = _INLINE_TAG.sub("", text)
+    text = _HEADING_ANCHOR.sub(r"\1", text)
+    return _ESCAPED.sub(_unescaped, text).split("\n")
+
+
+def _unescaped(match: re.Match[str]) -> str:
+    """``\\*`` reads ``*`` (CommonMark's backslash escape); a code span keeps its backslashes."""
+    return match.group("escaped") or match.group()

@@ -154,3 +154,43 @@ def test_the_embedder_reads_a_passage_s_first_tokens_under_its_headings() -> Non
     assert DENSE_TOKENS - 10 <= len(core.split("\n", 1)[1]) <= DENSE_TOKENS
     short = Chunk(source="a.md", text="Passwords change yearly.", n=0)
     assert short.dense_text == "Passwords change yearly."
+
+
+WRAPPED_LINKS = """Finally, don't forget to [stamp and submit for travel team
+approval!]({% page "/travel/faq/#how-to-stamp-and-submit" %})
+Your voucher will be reviewed in 3-5 business days.
+See the [TWN guide [DOCX - 61 KB]](https://example.gov/g.docx) and
+the \\[hiring
+authorities]({% page "/hiring-authorities" %}).
+
+\\*For vouchers, approval takes 3-5 days. Run `grep \\*.md` first.
+
+| Key | Value |
+| --- | --- |
+| a\\|b | 1 |
+"""
+
+
+def test_a_link_whose_text_wraps_onto_the_next_line_keeps_only_its_text(tmp_path: Path) -> None:
+    _, body = read_markdown(WRAPPED_LINKS)
+
+    assert "stamp and submit for travel team\napproval!\nYour voucher" in body
+    assert "TWN guide [DOCX - 61 KB] and\nthe hiring\nauthorities." in body
+    for debris in ("](", "{%", "how-to-stamp", "example.gov", "\\["):
+        assert debris not in body, debris
+    page = tmp_path / "travel.md"
+    page.write_text(WRAPPED_LINKS, encoding="utf-8")
+    doc = load_file(page, tmp_path)
+    chunks = Splitter(chunk_size=80, chunk_overlap=20).split(doc)
+    assert chunks
+    for chunk in chunks:
+        assert "](" not in chunk.text
+        assert chunk.text in doc.text, "passages stay exact substrings of the text read"
+
+
+def test_backslash_escapes_read_as_the_character_outside_code_and_table_pipes() -> None:
+    _, body = read_markdown(WRAPPED_LINKS)
+
+    assert "\n*For vouchers, approval takes 3-5 days." in body
+    assert "`grep \\*.md`" in body, "a code span keeps its backslash"
+    assert "| a\\|b | 1 |" in body, "an escaped pipe stays: it is inside a cell"
