@@ -73,13 +73,16 @@ def search_terms(text: str) -> list[str]:
 
 SENTENCE_END = re.compile(
     r"[。！？；!?]+[”’」』）)\"']*"
-    r"|(?<!\bNo)(?<!\bno)(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bapprox)(?<!\b[A-Z])"
+    r"|(?<!\bNo)(?<!\bno)(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bapprox)(?<![^A-Za-z][A-Z])(?<!^[A-Z])"
+    r"(?<!Mr)(?<!Mrs)(?<!Ms)(?<!Dr)(?<!St)(?<!Jr)(?<!Sr)(?<!Sgt)(?<!Prof)"
     r"\.(?=\s*$|\s+(?![a-z])|[”’\"')])[”’\"')]*"
 )
 """Where a sentence ends: Chinese full stops and the like anywhere, a "." only before a space
-or the end (so 3.5 stays whole) and not after No., e.g., i.e., vs., approx. or an initial
-("the U.S. trade deficit", "J. K. Rowling"), nor before a lowercase word: a sentence does not
-start with one, an abbreviation goes on ("peanut butter etc. and have a few gift cards")."""
+or the end (so 3.5 stays whole) and not after No., e.g., i.e., vs., approx., a title before a
+name ("The Reverend Mr. Black", "St. Felix", "Sgt. Ford") or an initial ("the U.S. trade
+deficit", "J. K. Rowling", also after a Chinese character: "73岁的J. Smith"), nor before a
+lowercase word: a sentence does not start with one, an abbreviation goes on ("peanut butter
+etc. and have a few gift cards")."""
 
 
 def sentence_pieces(line: str) -> list[str]:

@@ -457,6 +457,22 @@ def test_an_initial_does_not_end_a_sentence() -> None:
     assert [s.text for s in sentences(text)] == [text]
 
 
+def test_a_title_before_a_name_does_not_end_a_sentence() -> None:
+    """ "The Reverend Mr. Black" and "St. Felix of Valois" are inside one sentence; an initial
+    after a Chinese character ("73岁的J. Smith") is one too."""
+    text = "The Reverend Mr. Black is a 1963 song [1]. It was covered by Dr. Hook [1]."
+    assert [s.text for s in sentences(text)] == [
+        "The Reverend Mr. Black is a 1963 song [1].",
+        "It was covered by Dr. Hook [1].",
+    ]
+    assert [s.text for s in sentences("两旁摆著St. Felix of Valois的雕像[1]。")] == [
+        "两旁摆著St. Felix of Valois的雕像[1]。"
+    ]
+    assert [s.text for s in sentences("机上73岁的J. Smith死亡[1]。")] == [
+        "机上73岁的J. Smith死亡[1]。"
+    ]
+
+
 def test_a_lowercase_word_after_a_full_stop_goes_on_with_the_sentence() -> None:
     """ "etc. and have a few gift cards" is one sentence: cut at "etc." its tail would be judged
     on its own; a capitalised word after a full stop still starts the next sentence."""
