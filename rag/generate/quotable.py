@@ -41,6 +41,30 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
+CLAUSE_END = re.compile(r"；[”’」』）)\"']*$")
+"""A clause that the rest of its sentence completes ("休息日加班的，优先安排调休；" is half a
+rule without "不能安排调休的，按 200% 支付。"): a quote is the whole sentence."""
+
+
+def _with_clauses(line: str, pieces: list[str]) -> list[str]:
+    """``pieces`` (exact substrings of ``line``, in order) with the clauses of one sentence
+    joined: each ending in a semicolon runs on to the full stop, as the line has it."""
+    joined: list[str] = []
+    cursor = 0
+    open_clause = False
+    for piece in pieces:
+        start = line.find(piece, cursor)
+        end = start + len(piece)
+        if open_clause and joined and start >= 0:
+            first = line.rfind(joined[-1], 0, start)
+            joined[-1] = line[first:end]
+        else:
+            joined.append(piece)
+        cursor = max(cursor, end)
+        open_clause = CLAUSE_END.search(piece) is not None
+    return joined
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     source: int
@@ -55,6 +79,10 @@ class Candidate:
     """Its heading's terms: they count for a sentence that shares a term of its own."""
     example: bool = False
     """Under a worked example's heading."""
+    document: str = ""
+    """The document (file name) its source is a passage of."""
+    item: bool = False
+    """A list item (a step, one of several rules)."""
 
     @property
     def full_text(self) -> str:
@@ -106,6 +134,12 @@ def _logical_lines(text: str) -> list[str]:
     return lines
 
 
+def _document_of(header: str) -> str:
+    """The file name in a source's header line (``[n] file · heading (a › b)``)."""
+    name, _, _ = header.partition(" · ")
+    return name.split("] ", 1)[-1]
+
+
 def _heading_of(header: str) -> str:
     """The heading path of a source's header line (``[n] file · heading (a › b)``), without
     the number and file name, whose words are no topic."""
@@ -130,8 +164,9 @@ def quotable(sources: Sequence[PromptSource]) -> list[Candidate]:
         # The heading names what every sentence under it is about ("Voting and poll
         # volunteering" over "You get up to 4 hours"): its terms count for each of them.
         topic = match_terms(_heading_of(source.header))
+        document = _document_of(source.header)
         for number, line in enumerate(lines):
-            sentences = split_sentences(line)
+            sentences = _with_clauses(line, split_sentences(line))
             announcing = _announcing(sentences)
             for index, sentence in enumerate(sentences):
                 last = index == len(sentences) - 1
@@ -149,6 +184,8 @@ def quotable(sources: Sequence[PromptSource]) -> list[Candidate]:
                         line=number,
                         example=example,
                         topic=frozenset(topic),
+                        document=document,
+                        item=is_list_item(line),
                     )
                 )
     return candidates

@@ -3,21 +3,31 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+from langchain_core.embeddings import Embeddings
 from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
+from rag.asked import Asked
 from rag.check.answer_text import sentences
 from rag.check.citations import check
 from rag.generate.extractive import (
     ExtractiveChatModel,
-    _Scorer,
     extractive_answer,
     model_identity,
 )
 from rag.generate.prompt import PromptSource, build_messages
-from rag.generate.quotable import Candidate, split_sentences
+from rag.generate.quotable import Candidate, quotable, split_sentences
+from rag.generate.scoring import (
+    DENSE_CANDIDATES,
+    DENSE_CHARS,
+    EXAMPLE_RATIO,
+    SentenceScorer,
+    ranked,
+)
+from rag.generate.similarity import SentenceSimilarity
 from rag.messages import REFUSAL, is_refusal_text
+from rag.reading import match_terms
 from rag.results import Hit
 from tests.rag.factories import LEAVE_TEXT, LEVELS_TEXT, REFUND_TEXT, make_hit, policy_hits
 
@@ -134,7 +144,7 @@ async def test_async_invoke_answers_like_invoke() -> None:
 
 
 def test_model_identity_names_the_model_for_cache_keys() -> None:
-    assert model_identity(ExtractiveChatModel()) == "extractive/7"
+    assert model_identity(ExtractiveChatModel()) == "extractive/8"
     remote = ChatOpenAI(
         base_url="https://api.deepseek.com/v1", api_key=SecretStr("k"), model="deepseek-chat"
     )
@@ -254,9 +264,235 @@ def test_a_sentence_scores_the_same_whatever_order_its_shared_terms_come_in() ->
     triples = [(f"a{i}", f"b{i}", f"c{i}") for i in range(24)]
     weight = {t: w for triple in triples for t, w in zip(triple, (0.1, 0.2, 0.3), strict=True)}
     weight["whole"] = 0.6
-    score = _Scorer(
-        wanted=set(weight), weight=weight, wants_quantity=False, wants_formula=False, last=1
-    )
+    score = SentenceScorer(wanted=set(weight), weight=weight, asked=Asked.of("x"), last=1)
     alone = score(Candidate(source=1, position=0, text="", terms=frozenset({"whole"})))
     scores = {score(Candidate(source=1, position=0, text="", terms=frozenset(t))) for t in triples}
     assert scores == {alone}
+
+
+def test_a_sentence_in_two_overlapping_passages_is_quoted_once() -> None:
+    """Passages overlap by 100 characters, so the best sentence is often in two sources."""
+    first = "The Dead Sea is 304 m deep, the deepest hypersaline lake in the world."
+    hits = [
+        make_hit(f"It borders Jordan to the east. {first}", source="dead-sea.md"),
+        make_hit(f"{first} Its salinity is 34.2%.", source="dead-sea.md", n=1),
+        make_hit("Salt is mined there.", source="salt.md", n=2),
+    ]
+
+    reply = answer("how deep is the dead sea", hits)
+
+    assert reply.count("The Dead Sea is 304 m deep") == 1
+    assert check(reply, hits).ok
+
+
+def test_a_quote_about_him_brings_the_sentence_that_names_him() -> None:
+    """ "He acts mostly in comedy …" says nothing about who without "Dilip Joshi is …", also
+    past a sentence between that goes on about him."""
+    text = (
+        "Dilip Joshi is an Indian film and television actor. "
+        "He has appeared in a number of serials as well as films. "
+        "He acts mostly in comedy and is currently playing the role of Jethalal Gada in "
+        "Taarak Mehta Ka Ooltah Chashmah."
+    )
+    hits = [make_hit(text, source="dilip-joshi.md")]
+
+    reply = answer("real name of jethalal in taarak mehta ka ooltah chashmah", hits)
+
+    assert reply.startswith("Dilip Joshi is an Indian film and television actor [1].")
+    assert "He acts mostly in comedy" in reply
+    assert "He has appeared" not in reply
+    zh = "张三是公司的创始人。他负责审批所有超过五万元的采购。"
+    assert answer("超过五万元的采购谁审批", [make_hit(zh)]).startswith("张三是公司的创始人[1]。")
+
+
+@pytest.mark.parametrize(
+    ("question", "about", "answering"),
+    [
+        (
+            "who sings at the beginning of nice for what",
+            "The beginning of Nice for What sings of Louisiana.",
+            "At the beginning of Nice for What Big Freedia sings.",
+        ),
+        (
+            "when do the ducks march",
+            "The ducks march to the fountain of the lobby.",
+            "The ducks march every day at 11:00 a.m.",
+        ),
+        (
+            "where do I send the approved SF-182 form",
+            "The approved SF-182 form is needed to send the payment.",
+            "Send the approved SF-182 form to tts-events@gsa.gov.",
+        ),
+        ("口语课一共有几级？", "口语课的级别由教务部设置。", "口语课共分四个级别。"),
+        ("报名截止是什么时候？", "报名截止前请先咨询顾问。", "报名截止日期为 3 月 31 日。"),
+    ],
+)
+def test_a_sentence_holding_what_is_asked_for_outranks_one_only_about_it(
+    question: str, about: str, answering: str
+) -> None:
+    """Equal words, the answering sentence in the lower-ranked source: it leads because it
+    holds the name, time, place or amount the question asks for."""
+    hits = [
+        make_hit(about, source="a.md"),
+        make_hit(answering, source="b.md", n=1),
+        make_hit("Unrelated text. 无关的文字。", source="c.md", n=2),
+    ]
+
+    reply = answer(question, hits)
+
+    assert reply.startswith(answering[:-1]), reply
+
+
+def test_a_sentence_that_is_an_example_weighs_less_than_the_same_words_as_a_rule() -> None:
+    """ "比如指定 … 为 8000" illustrates a setting; the FAQ's "默认 … 9080" is the default."""
+    rule = "APISIX 默认监听端口为 9080，并且设置 etcd 地址。"
+    sources = [
+        PromptSource(1, "[1] install.md · 配置", f"比如指定{rule}"),
+        PromptSource(1, "[1] install.md · 配置", f"For example: {rule}"),
+        PromptSource(1, "[1] faq.md · 端口", rule),
+        PromptSource(1, "[1] aside.md · 端口", rule.replace("9080", "9080（例如箭石）")),
+    ]
+    candidates = quotable(sources)
+    question = "APISIX 默认监听哪个端口？"
+    wanted = match_terms(question)
+    values = {
+        c.text: v
+        for v, c in ranked(question, candidates, SentenceScorer.of(question, wanted, candidates))
+    }
+
+    assert values[f"比如指定{rule}"] == pytest.approx(values[rule] * EXAMPLE_RATIO)
+    assert values[f"For example: {rule}"] == pytest.approx(values[rule] * EXAMPLE_RATIO)
+    aside = rule.replace("9080", "9080（例如箭石）")
+    assert values[aside] == values[rule], "an example inside a sentence is not an example one"
+
+
+OVERTIME = (
+    "加班须事先在人事系统中提交加班申请并经直属主管批准，未经批准的加班不计加班工资。\n\n"
+    "1. 工作日延长工作时间的，按本人小时工资的 150% 支付加班工资。\n"
+    "2. 休息日（周六、周日）加班的，优先在一个月内安排同等时长的调休；"
+    "不能安排调休的，按本人小时工资的 200% 支付加班工资。\n"
+    "3. 法定节假日加班的，按本人小时工资的 300% 支付加班工资，不以调休代替。"
+)
+
+
+def test_how_is_it_calculated_quotes_the_rates_each_sentence_whole() -> None:
+    """A sentence whose clauses a semicolon joins is one quote: cut after "调休；" the rule
+    would lose its 200 %. Every clause carries its marker, so the checker passes it."""
+    hits = [make_hit(OVERTIME, source="hr/attendance.md", heading=("三、加班与加班工资",))]
+
+    reply = answer("加班费怎么算？", hits)
+
+    assert "调休[1]；不能安排调休的，按本人小时工资的 200% 支付加班工资[1]。" in reply
+    for rate in ("150%", "200%", "300%"):
+        assert rate in reply
+    assert "未经批准" not in reply, "the rates answer how it is calculated, not the approval"
+    assert check(reply, hits).ok
+
+
+def test_a_clause_ending_in_a_semicolon_is_quoted_with_the_rest_of_its_sentence() -> None:
+    text = "休息日加班的，优先在一个月内安排调休；不能安排的，按小时工资的 200% 支付。"
+    hits = [make_hit(text, source="hr/attendance.md")]
+
+    reply = answer("休息日加班怎么办？", hits)
+
+    assert (
+        reply == "休息日加班的，优先在一个月内安排调休[1]；不能安排的，按小时工资的 200% 支付[1]。"
+    )
+    assert check(reply, hits).ok
+
+
+def test_an_amount_is_looked_for_beside_the_unit_asked_about() -> None:
+    """几级 asks for a count of 级: a date in another document's sentence is no such amount,
+    and that sentence (sharing only the topic's words) is not appended."""
+    levels = make_hit(LEVEL_LIST, source="courses.md")
+    scope = make_hit(
+        "本制度适用于所有口语课程学员，自 2026 年 9 月 1 日起执行。", source="refund.md", n=1
+    )
+    other = make_hit("教务部负责排课。", source="office.md", n=2)
+
+    reply = answer("口语课一共有几级？", [levels, scope, other])
+
+    assert reply.startswith("口语课程共设四个级别")
+    assert "2026" not in reply
+
+
+class _MeaningFake(Embeddings):
+    """Questions point one way; a sentence naming ``close`` points the same way, others not."""
+
+    def __init__(self, close: str, *, fail: bool = False) -> None:
+        self.close = close
+        self.fail = fail
+        self.embedded: list[str] = []
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        if self.fail:
+            raise ConnectionError("embedding endpoint down")
+        self.embedded += texts
+        return [[1.0, 0.1] if self.close in text else [0.2, 1.0] for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return [1.0, 0.0]
+
+
+OPENING = [
+    make_hit("The song opens on a long drum loop.", source="a.md"),
+    make_hit("A sample of Big Freedia opens the song.", source="b.md", n=1),
+]
+
+
+def test_with_an_embedder_a_sentence_that_says_it_in_other_words_leads() -> None:
+    """Both sentences share the question's words; the first source's wins by words alone, the
+    one the embedder finds closer to the question wins with it."""
+    question = "what opens the song"
+    similar = SentenceSimilarity(_MeaningFake("Big Freedia"), "fake")
+
+    alone = ExtractiveChatModel().invoke(build_messages(question, OPENING)).text
+    dense = ExtractiveChatModel(similarity=similar).invoke(build_messages(question, OPENING)).text
+
+    assert alone.startswith("The song opens on a long drum loop [1].")
+    assert dense.startswith("A sample of Big Freedia opens the song [2].")
+    assert check(dense, OPENING).ok
+
+
+def test_only_the_best_few_sentences_are_embedded_each_cut_short() -> None:
+    fake = _MeaningFake("Big Freedia")
+    many = [make_hit(f"The song {i} opens. " * 3, source=f"s{i}.md", n=i) for i in range(6)]
+    many.append(make_hit("Tax rules for 2024.", source="tax.md", n=7))
+
+    ExtractiveChatModel(similarity=SentenceSimilarity(fake, "fake")).invoke(
+        build_messages("what opens the song", many)
+    )
+
+    assert 2 <= len(fake.embedded) <= DENSE_CANDIDATES
+    assert all(len(text) <= DENSE_CHARS for text in fake.embedded)
+    assert not any("Tax" in text for text in fake.embedded), "no shared word: not compared"
+
+
+def test_a_failing_embedder_leaves_the_answer_to_the_words(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    failing = SentenceSimilarity(_MeaningFake("Big Freedia", fail=True), "fake")
+
+    reply = ExtractiveChatModel(similarity=failing).invoke(
+        build_messages("what opens the song", OPENING)
+    )
+
+    assert (
+        reply.text
+        == ExtractiveChatModel().invoke(build_messages("what opens the song", OPENING)).text
+    )
+    assert "sentence similarity unavailable" in caplog.text
+
+
+async def test_with_an_embedder_the_answer_is_computed_off_the_event_loop() -> None:
+    model = ExtractiveChatModel(similarity=SentenceSimilarity(_MeaningFake("Big Freedia"), "f"))
+    messages = build_messages("what opens the song", OPENING)
+
+    assert (await model.ainvoke(messages)).text == model.invoke(messages).text
+
+
+def test_the_embedder_is_part_of_the_model_identity() -> None:
+    """Answers with and without sentence similarity differ: their cache keys must too."""
+    similar = SentenceSimilarity(_MeaningFake("x"), "e5-small")
+    assert model_identity(ExtractiveChatModel(similarity=similar)) == "extractive/8+e5-small"
+    assert model_identity(ExtractiveChatModel()) == "extractive/8"
