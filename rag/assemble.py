@@ -17,12 +17,13 @@ from rag.cache.redis_backend import RedisCache
 from rag.check.judge import ModelJudge
 from rag.generate.llm import Generator, chat_model
 from rag.generate.retry import RetryPolicy
+from rag.generate.similarity import SentenceSimilarity
 from rag.observer import UNOBSERVED, Observer
 from rag.pipeline import Pipeline
 from rag.reviewed.answers import ReviewedAnswers
 from rag.scopes.sets import ScopeCatalog
 from rag.search.build import BuildReport, load_or_build
-from rag.search.embeddings import embeddings_for
+from rag.search.embeddings import embedder_identity, embeddings_for
 from rag.search.index import Index
 from rag.settings import Settings, secret
 from rag.storage.redis_guard import GuardedRedis
@@ -55,23 +56,44 @@ def build_index(settings: Settings, *, progress: bool = False) -> tuple[Index, B
     )
 
 
-def chat_model_from_settings(settings: Settings, *, max_tokens: int | None = None) -> BaseChatModel:
+def chat_model_from_settings(
+    settings: Settings,
+    *,
+    max_tokens: int | None = None,
+    similarity: SentenceSimilarity | None = None,
+) -> BaseChatModel:
     return chat_model(
         base_url=settings.llm_base_url,
         api_key=settings.llm_api_key,
         model=settings.llm_model,
         timeout_seconds=settings.llm_timeout_seconds,
         max_tokens=max_tokens,
+        similarity=similarity,
     )
+
+
+def similarity_from_settings(settings: Settings) -> SentenceSimilarity | None:
+    """The offline answerer's question-sentence similarity: EMBEDDINGS' embedder, also while
+    the passages' vectors are still being built; ``None`` with ``EMBEDDINGS=none`` or when a
+    chat model is configured (it reads the sources itself)."""
+    embeddings = None if settings.llm_configured else embeddings_from_settings(settings)
+    if embeddings is None:
+        return None
+    return SentenceSimilarity(embeddings, embedder_identity(embeddings))
 
 
 def generator_from_settings(
-    settings: Settings, *, max_tokens: int | None = None, observer: Observer = UNOBSERVED
+    settings: Settings,
+    *,
+    max_tokens: int | None = None,
+    observer: Observer = UNOBSERVED,
+    similarity: SentenceSimilarity | None = None,
 ) -> Generator:
+    """``similarity``: for the offline answerer (:func:`similarity_from_settings`)."""
     policy = RetryPolicy(
         max_attempts=settings.llm_max_attempts, deadline_seconds=settings.llm_deadline_seconds
     )
-    model = chat_model_from_settings(settings, max_tokens=max_tokens)
+    model = chat_model_from_settings(settings, max_tokens=max_tokens, similarity=similarity)
     return Generator(model, policy, observer=observer)
 
 
@@ -126,7 +148,10 @@ def pipeline_around(
     ``observer`` hears the chat model's calls (the answers' and the judge's)."""
     min_score = settings.min_score if settings.min_score is not None else index.min_score
     generator = generator_from_settings(
-        settings, max_tokens=settings.llm_max_tokens, observer=observer
+        settings,
+        max_tokens=settings.llm_max_tokens,
+        observer=observer,
+        similarity=similarity_from_settings(settings),
     )
     return Pipeline(
         index=index,

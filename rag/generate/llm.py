@@ -39,6 +39,7 @@ from rag.generate.retry import (
     is_transient,
     stop_before_deadline,
 )
+from rag.generate.similarity import SentenceSimilarity
 from rag.observer import UNOBSERVED, Observer
 
 logger = logging.getLogger(__name__)
@@ -68,13 +69,15 @@ def chat_model(
     model: str | None = None,
     timeout_seconds: float = 30.0,
     max_tokens: int | None = None,
+    similarity: SentenceSimilarity | None = None,
 ) -> BaseChatModel:
     """The extractive answerer when no endpoint is given (no URL, no key), else ChatOpenAI.
 
     ``max_tokens`` bounds each reply; ``None``: the endpoint's own limit. It is sent in the
-    field the endpoint reads (:func:`token_bound_field`)."""
+    field the endpoint reads (:func:`token_bound_field`). ``similarity``: the extractive
+    answerer's question-sentence similarity (the embedder's), unused by a model."""
     if base_url is None and api_key is None:
-        return ExtractiveChatModel()
+        return ExtractiveChatModel(similarity=similarity)
     # Imported here: a second and a half of every command's start, needed only with an endpoint.
     from langchain_openai import ChatOpenAI
 

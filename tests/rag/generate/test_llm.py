@@ -11,11 +11,16 @@ from pydantic import SecretStr
 from tenacity import AsyncRetrying, RetryCallState
 from tenacity.wait import wait_exponential
 
-from rag.assemble import chat_model_from_settings, generator_from_settings
+from rag.assemble import (
+    chat_model_from_settings,
+    generator_from_settings,
+    similarity_from_settings,
+)
 from rag.generate.extractive import ExtractiveChatModel
 from rag.generate.llm import NO_API_KEY, GenerationError, Generator
 from rag.generate.prompt import build_messages
 from rag.generate.retry import RetryPolicy, default_backoff
+from rag.search.embeddings import E5Embeddings
 from rag.settings import Settings
 from tests.fakes.clock import FakeClock
 from tests.fakes.openai_server import (
@@ -229,6 +234,20 @@ def test_no_llm_configured_means_the_offline_extractive_model() -> None:
     assert isinstance(chat_model_from_settings(Settings()), ExtractiveChatModel)
 
 
+def test_the_offline_model_compares_sentences_with_the_configured_embedder() -> None:
+    """EMBEDDINGS' embedder, also in the lexical phase; none with EMBEDDINGS=none (the words
+    alone decide) or with a chat model (it reads the sources itself)."""
+    similarity = similarity_from_settings(Settings(embeddings="e5"))
+    assert similarity is not None
+    assert similarity.identity == E5Embeddings.identity
+    model = chat_model_from_settings(Settings(), similarity=similarity)
+    assert isinstance(model, ExtractiveChatModel)
+    assert model.similarity is similarity
+    assert similarity_from_settings(Settings(embeddings="none")) is None
+    llm = Settings(llm_base_url="http://127.0.0.1:11434/v1", llm_model="qwen2.5")
+    assert similarity_from_settings(llm) is None
+
+
 def test_a_configured_llm_is_chat_openai_without_its_own_retries() -> None:
     settings = Settings(
         llm_base_url="http://127.0.0.1:11434/v1", llm_model="qwen2.5", llm_timeout_seconds=7.0
@@ -243,5 +262,5 @@ def test_a_configured_llm_is_chat_openai_without_its_own_retries() -> None:
 
 async def test_the_offline_generator_answers_with_citations() -> None:
     generator = generator_from_settings(Settings())
-    assert generator.model_id == "extractive/7"
+    assert generator.model_id == "extractive/8"
     assert await generator.generate(MESSAGES) == "流利级原价 4800 元，共 16 课时[1]。"
