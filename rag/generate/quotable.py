@@ -20,6 +20,9 @@ from rag.reading import match_terms, sentence_pieces
 
 MAX_LIST_ITEMS = 8
 """How many list items or table rows a quoted lead-in ("依次为：") brings along."""
+MAX_CODE_LINES = 30
+"""The longest code block (fences included) a lead-in ending in a colon brings along."""
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 
 TERMINAL = re.compile(r"[。！？；!?.]+[”’」』）)\"']*$")
 LEAD_IN = re.compile(r"[：:]$")
@@ -89,15 +92,21 @@ class Candidate:
         return "\n".join((self.text, *self.items))
 
 
-def _list_after(lines: list[str], start: int) -> tuple[str, ...]:
-    """The list items or table rows from ``lines[start]`` on, blank lines before them skipped."""
+def _list_after(lines: list[str], start: int, *, code: bool = False) -> tuple[str, ...]:
+    """The list items or table rows from ``lines[start]`` on, blank lines before them skipped;
+    with ``code``, a fenced code block there (a colon's lead-in: "只需这样配置：")."""
     items: list[str] = []
+    block = _code_after(lines, start) if code else None
+    if block is not None:
+        return block
     for line in lines[start:]:
         stripped = line.strip()
         if not stripped:
             if items:
                 break
             continue
+        if _FENCE.match(stripped):
+            break
         if not (is_list_item(stripped) or is_table_row(stripped)):
             break
         if not is_table_rule(stripped):
@@ -107,16 +116,51 @@ def _list_after(lines: list[str], start: int) -> tuple[str, ...]:
     return tuple(items)
 
 
+def _code_after(lines: list[str], start: int) -> tuple[str, ...] | None:
+    """The fenced code block after a lead-in (blank lines before it skipped), fences and
+    indentation as written; ``None`` when none follows or it is not closed within
+    :data:`MAX_CODE_LINES` (half a configuration file misleads)."""
+    at = next((i for i in range(start, len(lines)) if lines[i].strip()), None)
+    if at is None or not (opened := _FENCE.match(lines[at])):
+        return None
+    fence = opened.group(1)
+    for end in range(at + 1, min(at + MAX_CODE_LINES, len(lines))):
+        if lines[end].strip().startswith(fence) and not lines[end].strip().strip(fence[0]):
+            return tuple(lines[at : end + 1])
+    return None
+
+
+def _in_code(lines: list[str]) -> set[int]:
+    """Which lines are in a fenced code block, its fences included."""
+    inside: set[int] = set()
+    fence: str | None = None
+    for number, line in enumerate(lines):
+        opened = _FENCE.match(line)
+        if fence is None and opened:
+            fence = opened.group(1)
+            inside.add(number)
+        elif fence is not None:
+            inside.add(number)
+            if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
+                fence = None
+    return inside
+
+
 def _logical_lines(text: str) -> list[str]:
     """Lines with soft-wrapped continuations joined, so a wrapped sentence is quoted whole.
 
-    A line continues the previous one when neither is blank, a heading, a table row or a new
-    list item and the previous one doesn't end a sentence or introduce a list.
+    A line continues the previous one when neither is blank, a heading, a table row, a new
+    list item or code and the previous one doesn't end a sentence or introduce a list. Lines
+    of a fenced code block stay as written.
     """
     lines: list[str] = []
-    for raw in text.splitlines():
+    code = _in_code(text.splitlines())
+    for number, raw in enumerate(text.splitlines()):
+        if number in code:
+            lines.append(raw)
+            continue
         line = raw.strip()
-        previous = lines[-1] if lines else ""
+        previous = lines[-1] if lines and number - 1 not in code else ""
         continues = (
             line
             and previous
@@ -165,14 +209,18 @@ def quotable(sources: Sequence[PromptSource]) -> list[Candidate]:
         # volunteering" over "You get up to 4 hours"): its terms count for each of them.
         topic = match_terms(_heading_of(source.header))
         document = _document_of(source.header)
+        code = _in_code(lines)  # quoted only under the lead-in that introduces it
         for number, line in enumerate(lines):
+            if number in code:
+                continue
             sentences = _with_clauses(line, split_sentences(line))
             announcing = _announcing(sentences)
             for index, sentence in enumerate(sentences):
                 last = index == len(sentences) - 1
                 introduces = (last and LEAD_IN.search(sentence)) or is_table_header(lines, number)
-                wanted_items = introduces or index == announcing
-                items = _list_after(lines, number + 1) if wanted_items else ()
+                items: tuple[str, ...] = ()
+                if introduces or index == announcing:
+                    items = _list_after(lines, number + 1, code=bool(introduces))
                 own = frozenset(match_terms("\n".join((sentence, *items))))
                 candidates.append(
                     Candidate(

@@ -29,7 +29,16 @@ from rag.generate.similarity import SentenceSimilarity
 from rag.messages import REFUSAL, is_refusal_text
 from rag.reading import match_terms
 from rag.results import Hit
-from tests.rag.factories import LEAVE_TEXT, LEVELS_TEXT, REFUND_TEXT, make_hit, policy_hits
+from tests.rag.factories import (
+    LEAVE_TEXT,
+    LEVELS_TEXT,
+    LISTEN_BLOCK,
+    LISTEN_FAQ,
+    LISTEN_QUESTION,
+    REFUND_TEXT,
+    make_hit,
+    policy_hits,
+)
 
 
 def answer(question: str, hits: Sequence[Hit] | None = None) -> str:
@@ -496,3 +505,25 @@ def test_the_embedder_is_part_of_the_model_identity() -> None:
     similar = SentenceSimilarity(_MeaningFake("x"), "e5-small")
     assert model_identity(ExtractiveChatModel(similarity=similar)) == "extractive/8+e5-small"
     assert model_identity(ExtractiveChatModel()) == "extractive/8"
+
+
+def test_a_lead_in_brings_its_code_block_as_written_and_code_is_not_quoted_alone() -> None:
+    """ "cfg 咋写" is answered by the configuration under its lead-in, indentation and fences
+    kept; the block's lines never become sentences of their own ("proxy_mode: http&stream
+    # 启用…stream_proxy:" read as one sentence could not be checked)."""
+    hits = [make_hit(LISTEN_FAQ, source="FAQ.md")]
+
+    reply = answer(LISTEN_QUESTION, hits)
+
+    assert f"让 APISIX 同时监听多个端口[1]：\n{LISTEN_BLOCK}" in reply
+    assert check(reply, hits).ok
+    code_only = make_hit(LISTEN_BLOCK, source="config.md")
+    assert not any(
+        c.text.startswith(("apisix", "-", "node_listen")) for c in quotable_of([code_only])
+    )
+
+
+def quotable_of(hits: Sequence[Hit]) -> list[Candidate]:
+    return quotable(
+        [PromptSource(n, f"[{n}] {h.chunk.label()}", h.chunk.text) for n, h in enumerate(hits, 1)]
+    )
