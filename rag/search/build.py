@@ -35,7 +35,7 @@ from rag.search.embedding_run import OnProgress, embed_chunks
 from rag.search.embeddings import CachedEmbeddings, embedder_identity
 from rag.search.folder_read import READER, FolderRead, read_folder
 from rag.search.folder_split import Split, snapshot_split, split_folder
-from rag.search.gate import gate_for
+from rag.search.gate import GateModel, gate_for
 from rag.search.index import Index, Matrix, version_of
 from rag.search.lexical_store import Lexical, open_lexical
 from rag.search.manifest import (
@@ -47,6 +47,7 @@ from rag.search.manifest import (
 )
 from rag.search.progress_line import OnStage, ProgressLine
 from rag.search.snapshot import Snapshot, read_snapshot, write_snapshot
+from rag.search.vectors import PassageVectors, Stored, VectorStore, VectorStoreUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -78,12 +79,19 @@ def index_documents(
     splitter: Splitter | None = None,
     min_score: float | None = None,
     progress: bool = False,
+    store: VectorStore | None = None,
 ) -> Index:
-    """Split, embed and index ``docs`` in memory, nothing stored (tests, eval, a lexical start)."""
+    """Split, embed and index ``docs`` in memory, nothing stored (tests, eval, a lexical
+    start); with a ``store`` the vectors go there instead (embedding only what it lacks)."""
     splitter = splitter or Splitter()
     chunks = [chunk for doc in docs for chunk in splitter.split(doc)]
     return Index.from_chunks(
-        chunks, embeddings=embeddings, splitter=splitter, min_score=min_score, progress=progress
+        chunks,
+        embeddings=embeddings,
+        splitter=splitter,
+        min_score=min_score,
+        progress=progress,
+        store=store,
     )
 
 
@@ -98,6 +106,7 @@ def load_or_build(
     store: bool = True,
     embed_at_most: int | None = None,
     on_stage: OnStage | None = None,
+    vector_store: VectorStore | None = None,
 ) -> tuple[Index, BuildReport]:
     """The index over ``docs_dir``: loaded from ``index_dir`` when still valid, else rebuilt
     incrementally (module docstring), and the report of what was loaded, split and embedded.
@@ -118,15 +127,24 @@ def load_or_build(
     raw = manifest_bytes(index_dir)
     opened = _open(docs_dir, index_dir, raw, splitter, on_stage)
     read, split = opened.read, opened.split
-    cached = None if embeddings is None else CachedEmbeddings(embeddings, index_dir)
-    missing = 0 if cached is None else cached.missing(split.keys)
-    if cached is not None and embed_at_most is not None and missing > embed_at_most:
+    cached = None
+    if embeddings is not None and vector_store is None:
+        cached = CachedEmbeddings(embeddings, index_dir)
+    missing = _missing(split, cached, vector_store, embeddings, identity, gate, splitter)
+    if embeddings is not None and embed_at_most is not None and missing > embed_at_most:
         # Lexical: stored only as the first record of the folder (no index announced yet), so
         # the next run reads no file again; over a full index it would announce a new version.
-        cached, identity, gate = None, None, gate_for(None)
+        embeddings, cached, identity, gate = None, None, None, gate_for(None)
         store = store and raw is None
-    vectors = None if cached is None else _vectors(split, cached, progress, on_progress)
     version = version_of(split.digests, splitter, identity, gate)
+    vectors: Matrix | PassageVectors | None = None
+    counts = None
+    if cached is not None:
+        vectors = _vectors(split, cached, progress, on_progress)
+        counts = (cached.embedded, cached.reused)
+    elif embeddings is not None and vector_store is not None and identity is not None:
+        kept = _stored(split, vector_store, embeddings, identity, version, progress, on_progress)
+        vectors, counts = kept.vectors, (kept.embedded, kept.reused)
     built = Manifest(
         version=version, splitter=shape, embedder=identity, gate=gate.identity, files={}
     )
@@ -138,14 +156,15 @@ def load_or_build(
     index = Index(
         split.chunks,
         vectors=vectors,
-        embeddings=cached,
+        embeddings=cached or embeddings,
         version=version,
         gate=gate,
         min_score=min_score,
         lexical=lexical.index,
         chinese=lexical.chinese,
     )
-    return index, _report(read, split, cached, version, opened.previous, missing, started)
+    dense = embeddings is not None
+    return index, _report(read, split, counts, version, opened.previous, missing, started, dense)
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,23 +268,24 @@ def _lexical(
 def _report(
     read: FolderRead,
     split: Split,
-    cached: CachedEmbeddings | None,
+    counts: tuple[int, int] | None,
     version: str,
     previous: str | None,
     missing: int,
     started: float,
+    dense: bool,
 ) -> BuildReport:
     return BuildReport(
         files=len(read.order),
         skipped=tuple(read.skipped),
         chunked_files=split.chunked_files,
         chunks=len(split.chunks),
-        embedded=0 if cached is None else cached.embedded,
-        reused=0 if cached is None else cached.reused,
+        embedded=0 if counts is None else counts[0],
+        reused=0 if counts is None else counts[1],
         seconds=time.perf_counter() - started,
         version=version,
         previous_version=previous,
-        missing=missing if cached is None else 0,
+        missing=0 if dense else missing,
         vectors=len(set(split.keys)),
     )
 
@@ -280,3 +300,49 @@ def _vectors(
         return embed_chunks(split.chunks, cached, keys=split.keys, on_progress=line)
     finally:
         line.close()
+
+
+def _missing(
+    split: Split,
+    cached: CachedEmbeddings | None,
+    vector_store: VectorStore | None,
+    embeddings: Embeddings | None,
+    identity: str | None,
+    gate: GateModel,
+    splitter: Splitter,
+) -> int:
+    """How many passages lack a vector where they are kept; with a store that cannot be
+    reached, all of them (the index is then the lexical one, and says so)."""
+    if cached is not None:
+        return cached.missing(split.keys)
+    if embeddings is None or vector_store is None:
+        return 0
+    try:
+        return vector_store.missing(
+            split.chunks, version_of(split.digests, splitter, identity, gate)
+        )
+    except VectorStoreUnavailable:
+        return len(split.chunks)
+
+
+def _stored(
+    split: Split,
+    vector_store: VectorStore,
+    embeddings: Embeddings,
+    identity: str,
+    version: str,
+    progress: bool,
+    on_progress: OnProgress | None,
+) -> Stored:
+    line = ProgressLine(sys.stderr) if progress and on_progress is None else None
+    try:
+        return vector_store.vectors(
+            split.chunks,
+            embeddings,
+            embedder=identity,
+            version=version,
+            on_progress=on_progress or line,
+        )
+    finally:
+        if line is not None:
+            line.close()
