@@ -71,6 +71,15 @@ def _local_client(path: Path) -> QdrantClient:
         return client
 
 
+def release_local(path: Path) -> None:
+    """Close this process's local-mode client on ``path`` (tests, a trial's end): the folder
+    is unlocked for another process."""
+    with _LOCAL_LOCK:
+        client = _LOCAL.pop(path.resolve(), None)
+    if client is not None:
+        client.close()
+
+
 class Connection:
     """The clients of one :class:`QdrantPlace` behind one failure policy."""
 
@@ -85,13 +94,18 @@ class Connection:
             # for a build thread and question threads at once.
             self._lock: threading.Lock | None = threading.Lock()
         else:
-            self.search_client = QdrantClient(
-                url=place.url, api_key=place.api_key, timeout=SEARCH_TIMEOUT_SECONDS
-            )
-            self.build_client = QdrantClient(
-                url=place.url, api_key=place.api_key, timeout=BUILD_TIMEOUT_SECONDS
-            )
+            self.search_client = self._remote(place, SEARCH_TIMEOUT_SECONDS)
+            self.build_client = self._remote(place, BUILD_TIMEOUT_SECONDS)
             self._lock = None
+
+    @staticmethod
+    def _remote(place: QdrantPlace, timeout: int) -> QdrantClient:
+        # No version check at construction: it runs on a thread of its own and, with the
+        # server down at start, warns outside the one-warning-per-outage policy; a server
+        # that does not speak the client's API fails the first build with its reason.
+        return QdrantClient(
+            url=place.url, api_key=place.api_key, timeout=timeout, check_compatibility=False
+        )
 
     @property
     def local(self) -> bool:
