@@ -14,11 +14,11 @@ from rag.scopes.sets import ScopeCatalog
 from rag.search import candidates
 from rag.search.build import index_documents
 from rag.search.embeddings import HashingEmbeddings
+from rag.search.fusion import RowArray
 from rag.search.gate import LEXICAL_ONLY
 from rag.search.index import Index
 from rag.search.lexical import LexicalScores
 from rag.search.scoped import allowed_rows
-from rag.search.fusion import RowArray
 from rag.search.vectors import DenseFound, FloatArray, MatrixVectors, VectorStoreUnavailable
 
 WORDS = [
@@ -122,7 +122,8 @@ def test_with_the_store_away_answers_come_from_the_lexical_gate(in_process: Inde
     lexical_only = index_documents(corpus(), embeddings=None)
     for question in QUESTIONS:
         hits = remote.search(question, 5)
-        assert hits and all(hit.dense is None for hit in hits)
+        assert hits
+        assert all(hit.dense is None for hit in hits)
         want = lexical_only.search(question, 5)
         assert [h.chunk.id for h in hits] == [h.chunk.id for h in want]
         # Shifted so that the served threshold means the lexical gate's own.
