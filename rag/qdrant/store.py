@@ -29,7 +29,7 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ApiException
 
 from rag.chunks import Chunk
-from rag.errors import CitebotError
+from rag.settings import SettingsError
 from rag.qdrant.connection import Connection
 from rag.qdrant.points import FORMAT, IdArray, metadata, payload, point_ids
 from rag.qdrant.search import QdrantVectors
@@ -43,8 +43,9 @@ LOOKUP = 1000
 """Ids per existence lookup and vector keys per reuse lookup."""
 
 
-class CollectionMismatch(CitebotError):
-    """The collection holds vectors of another embedder or layout: using it would mix spaces."""
+class CollectionMismatch(SettingsError):
+    """The collection holds vectors of another embedder or layout: using it would mix spaces.
+    A setting to change (QDRANT_COLLECTION), so it stops a starting bot with one line."""
 
 
 class QdrantStore:

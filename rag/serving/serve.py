@@ -24,7 +24,7 @@ from rag.scopes.sets import ScopeCatalog
 from rag.search.build import load_or_build
 from rag.search.embeddings import for_indexing
 from rag.search.progress_line import ProgressLine
-from rag.search.vectors import VectorStore
+from rag.search.vectors import VectorStore, VectorStoreUnavailable
 from rag.serving.background import BackgroundBuilds
 from rag.serving.coordination import coordination
 from rag.serving.holder import LEXICAL_FIRST_AT
@@ -235,5 +235,8 @@ def _first_build(
     if report.missing == 0:
         return Built(index, "full", report.files, skipped), 0, report.vectors
     if report.missing <= LEXICAL_FIRST_AT:
-        return build(), 0, report.vectors
+        try:
+            return build(), 0, report.vectors
+        except VectorStoreUnavailable:  # said once by its guard: answer lexically meanwhile
+            pass
     return Built(index, "lexical", report.files, skipped), report.missing, report.vectors

@@ -178,6 +178,15 @@ async def test_two_bots_on_one_collection_answer_reindex_and_honour_scopes_toget
             for bot in (bot_a, bot_b):
                 assert "5200" in await ask(bot, slack_api, PUBLIC_CHANNEL, PRICE)
             served = (await index_state(bot_a))["passages"]
+
+            qdrant_server.stop()  # an outage: answers go on, lexically, and /healthz says so
+            # A question not asked before (a cached answer would not reach the store).
+            assert "5200" in await ask(bot_b, slack_api, PUBLIC_CHANNEL, "流利级课程多少钱？")
+            async with bot_b.http.get(f"{bot_b.url}/healthz") as response:
+                health = await response.json()
+            assert health["status"] == "degraded"
+            assert health["index"]["vector_store"]["state"] == "unreachable"
+            qdrant_server.start()
     # Neither process kept vectors: no embedding cache was written under either INDEX_DIR.
     for _, index_dir in machines:
         assert not list(index_dir.glob("embeddings-*.npz"))
