@@ -29,11 +29,11 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ApiException
 
 from rag.chunks import Chunk
-from rag.settings import SettingsError
 from rag.qdrant.connection import Connection
 from rag.qdrant.points import FORMAT, IdArray, metadata, payload, point_ids
 from rag.qdrant.search import QdrantVectors
 from rag.search.vectors import OnProgress, Stored
+from rag.settings import SettingsError
 
 logger = logging.getLogger(__name__)
 
