@@ -13,13 +13,13 @@ asker), a build's by :data:`BUILD_TIMEOUT_SECONDS`. Both go through one
 
 from __future__ import annotations
 
+import atexit
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-import httpx
 from qdrant_client import QdrantClient
 from qdrant_client.http.exceptions import ApiException
 
@@ -31,8 +31,10 @@ SEARCH_TIMEOUT_SECONDS = 2
 """One question's request (whole seconds: the client's unit)."""
 BUILD_TIMEOUT_SECONDS = 60
 """One build request (a batch of upserts, a delete by filter)."""
-FAILURES: tuple[type[BaseException], ...] = (ApiException, httpx.HTTPError, OSError, TimeoutError)
-"""What a sick or unreachable Qdrant makes the client raise (the gRPC transport is not used)."""
+FAILURES: tuple[type[BaseException], ...] = (ApiException, OSError, TimeoutError)
+"""What a sick or unreachable Qdrant makes the client raise: its REST layer wraps refused
+connections and timeouts in ``ResponseHandlingException``, error replies in
+``UnexpectedResponse`` (both ``ApiException``); the gRPC transport is not used."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +71,14 @@ def _local_client(path: Path) -> QdrantClient:
             client = QdrantClient(path=str(key))
             _LOCAL[key] = client
         return client
+
+
+@atexit.register
+def _release_all() -> None:
+    """Closed before the interpreter tears modules down (the client's own ``__del__`` would
+    then print a traceback on every exit of ``rag ask``)."""
+    for path in list(_LOCAL):
+        release_local(path)
 
 
 def release_local(path: Path) -> None:

@@ -19,7 +19,6 @@ knows nothing of how it was built. A lexical result (``embed_at_most``) is the i
 from __future__ import annotations
 
 import logging
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,13 +29,14 @@ from langchain_core.embeddings import Embeddings
 from rag.ingest.documents import SourceDocument
 from rag.ingest.loaders import Skipped
 from rag.ingest.splitter import Splitter
+from rag.search.build_vectors import dense_vectors, local_cache, missing_vectors
 from rag.search.calibration import load_calibration
-from rag.search.embedding_run import OnProgress, embed_chunks
-from rag.search.embeddings import CachedEmbeddings, embedder_identity
+from rag.search.embedding_run import OnProgress
+from rag.search.embeddings import embedder_identity
 from rag.search.folder_read import READER, FolderRead, read_folder
 from rag.search.folder_split import Split, snapshot_split, split_folder
-from rag.search.gate import GateModel, gate_for
-from rag.search.index import Index, Matrix, version_of
+from rag.search.gate import gate_for
+from rag.search.index import Index
 from rag.search.lexical_store import Lexical, open_lexical
 from rag.search.manifest import (
     Manifest,
@@ -45,9 +45,10 @@ from rag.search.manifest import (
     parse_manifest,
     write_manifest,
 )
-from rag.search.progress_line import OnStage, ProgressLine
+from rag.search.progress_line import OnStage
 from rag.search.snapshot import Snapshot, read_snapshot, write_snapshot
-from rag.search.vectors import PassageVectors, Stored, VectorStore, VectorStoreUnavailable
+from rag.search.vectors import VectorStore
+from rag.search.versions import version_of
 
 logger = logging.getLogger(__name__)
 
@@ -117,7 +118,8 @@ def load_or_build(
     passage exists); ``store=False`` writes no manifest (other processes read one as a new
     version). ``embed_at_most``: when more passages lack a vector, none is embedded and the
     index is the lexical one (the manifest written only when there was none); the report's
-    ``missing`` says how many lack one.
+    ``missing`` says how many lack one. ``vector_store``: where the vectors live when not under
+    INDEX_DIR (``VECTOR_STORE=qdrant``, :mod:`rag.search.build_vectors`).
     """
     started = time.perf_counter()
     splitter = Splitter()
@@ -127,35 +129,25 @@ def load_or_build(
     raw = manifest_bytes(index_dir)
     opened = _open(docs_dir, index_dir, raw, splitter, on_stage)
     read, split = opened.read, opened.split
-    cached = None
-    if embeddings is not None and vector_store is None:
-        cached = CachedEmbeddings(embeddings, index_dir)
-    missing = _missing(split, cached, vector_store, embeddings, identity, gate, splitter)
+    cached = local_cache(embeddings, index_dir, vector_store)
+    missing = missing_vectors(split, cached, vector_store, identity, gate, splitter)
     if embeddings is not None and embed_at_most is not None and missing > embed_at_most:
         # Lexical: stored only as the first record of the folder (no index announced yet), so
         # the next run reads no file again; over a full index it would announce a new version.
         embeddings, cached, identity, gate = None, None, None, gate_for(None)
         store = store and raw is None
     version = version_of(split.digests, splitter, identity, gate)
-    vectors: Matrix | PassageVectors | None = None
-    counts = None
-    if cached is not None:
-        vectors = _vectors(split, cached, progress, on_progress)
-        counts = (cached.embedded, cached.reused)
-    elif embeddings is not None and vector_store is not None and identity is not None:
-        kept = _stored(split, vector_store, embeddings, identity, version, progress, on_progress)
-        vectors, counts = kept.vectors, (kept.embedded, kept.reused)
-    built = Manifest(
-        version=version, splitter=shape, embedder=identity, gate=gate.identity, files={}
+    dense = dense_vectors(
+        split, cached, vector_store, embeddings, identity, version, progress, on_progress
     )
+    built = Manifest(version=version, splitter=shape, embedder=identity, gate=gate.identity)
     _record(index_dir, raw, opened, built.model_copy(update={"reader": READER}), store=store)
     calibration = load_calibration(index_dir, gate.identity)
-    if min_score is None and calibration is not None:
-        min_score = calibration.min_score
+    min_score = min_score if min_score is not None or calibration is None else calibration.min_score
     lexical = _lexical(index_dir, split, shape, on_stage)
     index = Index(
         split.chunks,
-        vectors=vectors,
+        vectors=dense.vectors,
         embeddings=cached or embeddings,
         version=version,
         gate=gate,
@@ -163,8 +155,7 @@ def load_or_build(
         lexical=lexical.index,
         chinese=lexical.chinese,
     )
-    dense = embeddings is not None
-    return index, _report(read, split, counts, version, opened.previous, missing, started, dense)
+    return index, _report(read, split, dense.counts, version, opened.previous, missing, started)
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +264,6 @@ def _report(
     previous: str | None,
     missing: int,
     started: float,
-    dense: bool,
 ) -> BuildReport:
     return BuildReport(
         files=len(read.order),
@@ -285,64 +275,6 @@ def _report(
         seconds=time.perf_counter() - started,
         version=version,
         previous_version=previous,
-        missing=0 if dense else missing,
+        missing=missing if counts is None else 0,
         vectors=len(set(split.keys)),
     )
-
-
-def _vectors(
-    split: Split, cached: CachedEmbeddings, progress: bool, on_progress: OnProgress | None
-) -> Matrix:
-    if on_progress is not None or not progress:
-        return embed_chunks(split.chunks, cached, keys=split.keys, on_progress=on_progress)
-    line = ProgressLine(sys.stderr)
-    try:
-        return embed_chunks(split.chunks, cached, keys=split.keys, on_progress=line)
-    finally:
-        line.close()
-
-
-def _missing(
-    split: Split,
-    cached: CachedEmbeddings | None,
-    vector_store: VectorStore | None,
-    embeddings: Embeddings | None,
-    identity: str | None,
-    gate: GateModel,
-    splitter: Splitter,
-) -> int:
-    """How many passages lack a vector where they are kept; with a store that cannot be
-    reached, all of them (the index is then the lexical one, and says so)."""
-    if cached is not None:
-        return cached.missing(split.keys)
-    if embeddings is None or vector_store is None:
-        return 0
-    try:
-        return vector_store.missing(
-            split.chunks, version_of(split.digests, splitter, identity, gate)
-        )
-    except VectorStoreUnavailable:
-        return len(split.chunks)
-
-
-def _stored(
-    split: Split,
-    vector_store: VectorStore,
-    embeddings: Embeddings,
-    identity: str,
-    version: str,
-    progress: bool,
-    on_progress: OnProgress | None,
-) -> Stored:
-    line = ProgressLine(sys.stderr) if progress and on_progress is None else None
-    try:
-        return vector_store.vectors(
-            split.chunks,
-            embeddings,
-            embedder=identity,
-            version=version,
-            on_progress=on_progress or line,
-        )
-    finally:
-        if line is not None:
-            line.close()

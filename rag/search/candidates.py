@@ -23,10 +23,13 @@ what a bot in its lexical phase answers, not a dense gate missing a third of its
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from rag.chunks import Chunk
+from rag.results import Hit
 from rag.search.fusion import DEFAULT_DEPTH, RowArray, fuse, top_positions
 from rag.search.gate import LEXICAL_ONLY, GateModel
 from rag.search.lexical import LexicalScores
@@ -75,6 +78,22 @@ def search(
         except VectorStoreUnavailable:
             pass  # the store's guard said so once per outage
     return _lexically(lexical, k, min_score, weights)
+
+
+def hits(
+    chunks: Sequence[Chunk], lexical: LexicalScores, rows: RowArray | None, found: list[Found]
+) -> list[Hit]:
+    """``found`` as the index's hits (``lexical``: the scores :func:`search` was given)."""
+    return [
+        Hit(
+            chunk=chunks[f.position if rows is None else int(rows[f.position])],
+            score=f.score,
+            lexical=float(lexical.cosine[f.position]),
+            dense=f.dense,
+            rank=rank,
+        )
+        for rank, f in enumerate(found, start=1)
+    ]
 
 
 def _by_gate(

@@ -28,16 +28,14 @@ INDEX_DIR and rebuilds it incrementally.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
-from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 from langchain_core.embeddings import Embeddings
 
-from rag.chunks import Chunk, content_hash
+from rag.chunks import Chunk
 from rag.glossary import glossary
 from rag.language import Language, has_ideograph
 from rag.results import Hit
@@ -48,6 +46,7 @@ from rag.search.gate import GateModel, gate_for
 from rag.search.lexical import LexicalIndex, LexicalScores
 from rag.search.lexical_store import written_in_chinese
 from rag.search.vectors import PassageVectors, VectorStore
+from rag.search.versions import SplitShape, index_version
 
 logger = logging.getLogger(__name__)
 
@@ -92,47 +91,6 @@ def embed_texts(texts: Sequence[str], embeddings: Embeddings, *, progress: bool 
             rows.extend(embeddings.embed_documents(batch))
             bar.update(len(batch))
     return normalised(rows) if rows else np.zeros((0, 0), np.float32)
-
-
-class SplitShape(Protocol):
-    """How chunks were cut (:class:`rag.ingest.splitter.Splitter`): part of the index version."""
-
-    @property
-    def chunk_size(self) -> int: ...
-
-    @property
-    def chunk_overlap(self) -> int: ...
-
-
-def index_version(
-    chunks: Sequence[Chunk], splitter: SplitShape, embedder: str | None, gate: GateModel
-) -> str:
-    """Changes whenever a chunk, the splitter, the embedder or the gate changes."""
-    by_source: dict[str, list[Chunk]] = {}
-    for chunk in chunks:
-        by_source.setdefault(chunk.source, []).append(chunk)
-    digests = [(source, chunks_digest(kept)) for source, kept in by_source.items()]
-    return version_of(digests, splitter, embedder, gate)
-
-
-def chunks_digest(chunks: Sequence[Chunk]) -> str:
-    """One source's chunks as the index version sees them: stored per file with the manifest,
-    so the version of an unchanged folder costs no pass over its passages."""
-    rows = [[c.id, c.hash, c.start, c.section, c.link, c.doc_id] for c in chunks]
-    return content_hash(json.dumps(rows, ensure_ascii=False))
-
-
-def version_of(
-    digests: Sequence[tuple[str, str]], splitter: SplitShape, embedder: str | None, gate: GateModel
-) -> str:
-    """:func:`index_version` from each source's :func:`chunks_digest`, in index order."""
-    parts: dict[str, Any] = {
-        "splitter": [splitter.chunk_size, splitter.chunk_overlap],
-        "embedder": embedder,
-        "gate": gate.identity,
-        "sources": [list(pair) for pair in digests],
-    }
-    return content_hash(json.dumps(parts, ensure_ascii=False, sort_keys=True))[:16]
 
 
 def _dense_scores(vectors: Matrix, embeddings: Embeddings, question: str) -> Matrix | None:
@@ -266,28 +224,13 @@ class Index:
         """:meth:`search` with the vectors in a store (:mod:`rag.search.candidates`)."""
         assert self.embeddings is not None
         query = _query_vector(self.embeddings, question)
-        if rows is not None:
-            lexical = lexical.subset(rows)
+        scores = lexical if rows is None else lexical.subset(rows)
+        weights = candidates.Weights(LEXICAL_WEIGHT, DENSE_WEIGHT)
         found = candidates.search(
-            lexical,
-            rows=rows,
-            gate=self.gate,
-            k=min(k, len(lexical.bm25)),
-            query=query,
-            store=store,
-            min_score=self.min_score,
-            weights=candidates.Weights(LEXICAL_WEIGHT, DENSE_WEIGHT),
-        )
-        return [
-            Hit(
-                chunk=self.chunks[f.position if rows is None else int(rows[f.position])],
-                score=f.score,
-                lexical=float(lexical.cosine[f.position]),
-                dense=f.dense,
-                rank=rank,
-            )
-            for rank, f in enumerate(found, start=1)
-        ]
+            scores, rows=rows, gate=self.gate, k=min(k, len(scores.bm25)), query=query,
+            store=store, min_score=self.min_score, weights=weights,
+        )  # fmt: skip
+        return candidates.hits(self.chunks, scores, rows, found)
 
     def _with_translation(self, question: str, lexical: LexicalScores) -> LexicalScores:
         """Passages in the other language than the question also scored against its words in

@@ -81,20 +81,10 @@ def serve_pipeline(
         embeddings = embeddings_from_settings(settings)
     assert embeddings is None or isinstance(embeddings, Embeddings)
     backfill, builds = Backfill(), BackgroundBuilds()
-    vector_store = vector_store_from_settings(settings)
-    build, sharing = _builder(
-        settings,
-        embeddings,
-        redis,
-        backfill,
-        builds,
-        beside_questions=not full_index_first,
-        vector_store=vector_store,
-    )
+    beside = not full_index_first
+    build, sharing, store = _builder(settings, embeddings, redis, backfill, builds, beside)
     known = fingerprint_or_none(settings.docs_dir)  # before the build: no change missed
-    first = None
-    if not full_index_first:
-        first = _first_build(settings, embeddings, build, progress, vector_store)
+    first = None if full_index_first else _first_build(settings, embeddings, build, progress, store)
     built, missing, vectors = first or (build(), 0, 0)
     pipeline = pipeline_around(built.index, settings, redis=redis, reviewed=reviewed, scopes=scopes)
     live = LivePipeline(pipeline, mode=built.mode, fixed_min_score=settings.min_score)
@@ -172,15 +162,14 @@ def _builder(
     redis: GuardedRedis | None,
     backfill: Backfill,
     builds: BackgroundBuilds,
-    *,
     beside_questions: bool,
-    vector_store: VectorStore | None,
-) -> tuple[Build, Sharing | None]:
+) -> tuple[Build, Sharing | None, VectorStore | None]:
     """The build every refresh runs; with Redis it reads the vectors other processes computed
     and shares its own (:mod:`rag.serving.sharing`). ``beside_questions``: builds embed with a
     handle (and low-priority thread) of their own; the console embeds everything before its
-    one user asks, at full speed. With a ``vector_store`` the store is what processes share:
-    nothing goes through Redis."""
+    one user asks, at full speed. With VECTOR_STORE=qdrant the store (returned too) is what
+    processes share: nothing goes through Redis."""
+    vector_store = vector_store_from_settings(settings)
     indexing = embeddings
     if embeddings is not None and beside_questions:
         indexing = for_indexing(embeddings)
@@ -198,8 +187,8 @@ def _builder(
         vector_store=vector_store,
     )
     if sharing is None or shared is None:
-        return build, None
-    return sharing.publishing(build, shared), sharing
+        return build, None, vector_store
+    return sharing.publishing(build, shared), sharing, vector_store
 
 
 def _first_build(
