@@ -1,6 +1,7 @@
 """What every platform shares, built once from the :class:`~bot.root.config.Config`.
 
-    Redis client (or None)  ->  reviewed answers  ->  answer pipeline  (+ question records)
+    metrics  ->  Redis client (or None)  ->  reviewed answers  ->  answer pipeline (observed)
+                                                                     (+ question records)
 
 One Redis client for the process, behind the one failure policy (:func:`redis_client`); the
 pipeline is ``rag.serve_pipeline``'s, which follows DOCS_DIR while the bot runs. The web app
@@ -12,12 +13,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from bot.metrics.exposition import Metrics
+from bot.metrics.observers import CoreMetrics
 from bot.ports import Answerer
 from bot.records import Background
 from bot.root.config import Config
+from bot.root.metering import index_view, open_metrics
 from rag import (
     CitebotError,
     GuardedRedis,
@@ -64,7 +68,10 @@ class IndexUnavailable(CitebotError):
     """The documents index could not be opened or built; the message says why."""
 
 
-PipelineFactory = Callable[[Config, GuardedRedis | None, ReviewedAnswers], ClosablePipeline]
+PipelineFactory = Callable[
+    [Config, GuardedRedis | None, ReviewedAnswers, CoreMetrics], ClosablePipeline
+]
+"""Builds the pipeline; :class:`CoreMetrics` hears the chat model's calls and the syncs."""
 RecordsFactory = Callable[[Config, GuardedRedis | None], Background | None]
 
 
@@ -87,7 +94,7 @@ def reviewed_answers(redis: GuardedRedis | None) -> ReviewedAnswers:
 
 
 def serving_pipeline(
-    config: Config, redis: GuardedRedis | None, reviewed: ReviewedAnswers
+    config: Config, redis: GuardedRedis | None, reviewed: ReviewedAnswers, observer: CoreMetrics
 ) -> ClosablePipeline:
     """The live pipeline over DOCS_DIR: on a folder whose vectors are missing it answers from
     the lexical index at once and embeds in the background (the console too, showing progress:
@@ -101,6 +108,7 @@ def serving_pipeline(
         scopes=None if config.scopes is None else config.scopes.catalog,
         sources=config.sources,
         progress=sys.stderr if config.console else None,
+        observer=observer,
     )
 
 
@@ -129,6 +137,8 @@ class Services:
     redis: GuardedRedis | None
     reviewed: ReviewedAnswers
     pipeline: ClosablePipeline
+    metrics: Metrics = field(default_factory=Metrics)
+    """:func:`open_services` makes them for what is served; this default counts none ahead."""
 
     async def aclose(self) -> None:
         await self.pipeline.aclose()
@@ -138,10 +148,12 @@ class Services:
 
 def open_services(config: Config, pipeline: PipelineFactory = serving_pipeline) -> Services:
     """Raises :class:`IndexUnavailable` when the documents cannot be indexed."""
+    metrics = open_metrics(config)
     redis = redis_client(secret(config.bot.rag.redis_url))
     reviewed = reviewed_answers(redis)
     try:
-        answerer = pipeline(config, redis, reviewed)
+        answerer = pipeline(config, redis, reviewed, metrics.core)
     except (SettingsError, OSError) as error:
         raise IndexUnavailable(str(error)) from error
-    return Services(redis=redis, reviewed=reviewed, pipeline=answerer)
+    metrics.watch_index(index_view(answerer))
+    return Services(redis=redis, reviewed=reviewed, pipeline=answerer, metrics=metrics)
