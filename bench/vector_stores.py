@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.vector_stores                      # 100k, both stores, + sizing
     .venv/bin/python -m bench.vector_stores --sizes 100000 1000000
     .venv/bin/python -m bench.vector_stores --one 100000 qdrant-local   # one run (a child)
+    .venv/bin/python -m bench.vector_stores --dense-only 1000000        # the dense side alone
 
 Each (size, store) runs in a process of its own so its memory is its own: synthetic passages
 (bench/retrieval.py's Zipf-distributed CJK text, 4 passages a document, 1,000 documents a
@@ -159,6 +160,33 @@ def qdrant_index(
     return index, upsert, index.memory_bytes + ids
 
 
+def dense_only(size: int, count: int) -> dict[str, Any]:
+    """The in-process dense side alone (``--dense-only``): the matrix every bot process holds
+    and one question's matrix-vector product and top 100, without building the lexical index
+    (which at 1M passages takes longer than the machine could spare: see bench/README.md)."""
+    before = rss_mib()
+    vectors = np.random.default_rng(7).standard_normal((size, DIM), dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    held = rss_mib() - before
+    queries = np.random.default_rng(1).standard_normal((count + 1, DIM), dtype=np.float32)
+    timings = []
+    for query in queries:
+        started = time.perf_counter()
+        scores = vectors @ query
+        top = np.argpartition(scores, -100)[-100:]
+        top[np.argsort(-scores[top])]
+        timings.append((time.perf_counter() - started) * 1000)
+    ordered = sorted(timings[1:])
+    return {
+        "size": size,
+        "store": "in-process, dense only",
+        "rss_mib": round(held),
+        "p50_ms": round(statistics.median(ordered), 1),
+        "p95_ms": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1),
+        "queries": len(ordered),
+    }
+
+
 def sizing(passages: int, *, replicas: int = 2, node_gib: int = 8) -> dict[str, Any]:
     """Qdrant's published rule: RAM ~ vectors x dimensions x 4 bytes x 1.5 (the 1.5 for the
     index, point versions and optimisation's temporary segments); scalar int8 quantization
@@ -183,7 +211,11 @@ def main() -> None:
     parser.add_argument("--stores", nargs="+", default=["in-process", "qdrant-local"])
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--one", nargs=2, metavar=("SIZE", "STORE"))
+    parser.add_argument("--dense-only", type=int, metavar="SIZE")
     args = parser.parse_args()
+    if args.dense_only:
+        print(json.dumps(dense_only(args.dense_only, args.queries)))
+        return
     if args.one:
         print(json.dumps(run_one(int(args.one[0]), args.one[1], args.queries)))
         return

@@ -138,7 +138,7 @@ def load_or_build(
         store = store and raw is None
     version = version_of(split.digests, splitter, identity, gate)
     dense = dense_vectors(
-        split, cached, vector_store, embeddings, identity, version, progress, on_progress
+        split, index_dir, cached, vector_store, embeddings, identity, version, progress, on_progress
     )
     built = Manifest(version=version, splitter=shape, embedder=identity, gate=gate.identity)
     _record(index_dir, raw, opened, built.model_copy(update={"reader": READER}), store=store)

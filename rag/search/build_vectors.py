@@ -17,7 +17,7 @@ from langchain_core.embeddings import Embeddings
 
 from rag.ingest.splitter import Splitter
 from rag.search.embedding_run import OnProgress, embed_chunks
-from rag.search.embeddings import CachedEmbeddings
+from rag.search.embeddings import CachedEmbeddings, embedder_identity
 from rag.search.folder_split import Split
 from rag.search.gate import GateModel
 from rag.search.index import Matrix
@@ -63,8 +63,35 @@ def missing_vectors(
         return len(split.chunks)
 
 
+class FromLocalCache(Embeddings):
+    """``inner``, but a passage INDEX_DIR's embedding cache holds (an index built before
+    VECTOR_STORE=qdrant was set) is read from it instead of embedded again: switching an
+    embedded deployment to Qdrant sends its vectors, it does not recompute them. The cache is
+    read only when the store asks for a vector, and only read: nothing is kept or written."""
+
+    def __init__(self, inner: Embeddings, index_dir: Path) -> None:
+        self.inner = inner
+        self.identity = embedder_identity(inner)
+        self.index_dir = index_dir
+        self._cache: CachedEmbeddings | None = None
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        if self._cache is None:
+            self._cache = CachedEmbeddings(self.inner, self.index_dir)
+        return self._cache.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.inner.embed_query(text)
+
+    @property
+    def embedded(self) -> int | None:
+        """Passages really embedded (the rest came from the cache); ``None``: none asked."""
+        return None if self._cache is None else self._cache.embedded
+
+
 def dense_vectors(
     split: Split,
+    index_dir: Path,
     cached: CachedEmbeddings | None,
     vector_store: VectorStore | None,
     embeddings: Embeddings | None,
@@ -79,8 +106,10 @@ def dense_vectors(
         return Dense(vectors, (cached.embedded, cached.reused))
     if embeddings is None or vector_store is None or identity is None:
         return Dense(None, None)
-    kept = _stored(split, vector_store, embeddings, identity, version, progress, on_progress)
-    return Dense(kept.vectors, (kept.embedded, kept.reused))
+    embedder = FromLocalCache(embeddings, index_dir)
+    kept = _stored(split, vector_store, embedder, identity, version, progress, on_progress)
+    embedded = kept.embedded if embedder.embedded is None else embedder.embedded
+    return Dense(kept.vectors, (embedded, len(split.chunks) - embedded))
 
 
 def _vectors(

@@ -86,3 +86,19 @@ def test_a_collection_of_another_embedder_is_refused_not_mixed(
     index_documents([doc], embeddings=HashingEmbeddings(256), store=qdrant_vector_store)
     with pytest.raises(CollectionMismatch, match="QDRANT_COLLECTION"):
         index_documents([doc], embeddings=HashingEmbeddings(128), store=qdrant_vector_store)
+
+
+def test_switching_an_embedded_folder_to_qdrant_sends_its_vectors_without_embedding(
+    docs: Path, tmp_path: Path, qdrant_vector_store: VectorStore
+) -> None:
+    local, _ = load_or_build(docs, tmp_path / "index", embeddings=Counting())
+    embedder = Counting()
+    moved, report = load_or_build(
+        docs, tmp_path / "index", embeddings=embedder, vector_store=qdrant_vector_store
+    )
+    assert embedder.embedded == report.embedded == 0
+    assert points(qdrant_vector_store) == len(moved)
+    question = "How many days of annual leave?"
+    assert [(h.chunk.id, round(h.score, 5)) for h in moved.search(question, 3)] == [
+        (h.chunk.id, round(h.score, 5)) for h in local.search(question, 3)
+    ]
