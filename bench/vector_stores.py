@@ -4,6 +4,7 @@
     .venv/bin/python -m bench.vector_stores --sizes 100000 1000000
     .venv/bin/python -m bench.vector_stores --one 100000 qdrant-local   # one run (a child)
     .venv/bin/python -m bench.vector_stores --dense-only 1000000        # the dense side alone
+    .venv/bin/python -m bench.vector_stores --store-only 100000         # Qdrant local mode alone
 
 Each (size, store) runs in a process of its own so its memory is its own: synthetic passages
 (bench/retrieval.py's Zipf-distributed CJK text, 4 passages a document, 1,000 documents a
@@ -187,6 +188,54 @@ def dense_only(size: int, count: int) -> dict[str, Any]:
     }
 
 
+def store_only(size: int, count: int) -> dict[str, Any]:
+    """Qdrant local mode alone (``--store-only``): upsert every passage's point, then time the
+    one request a question makes (nearest 100 under no scope or half the folders, and the
+    cosines of 100 named passages). The bot's lexical side is the in-process one."""
+    chunks = corpus(size)
+    before = rss_mib()
+    embeddings = RandomQueryEmbeddings()
+    store, connection = _memory_store()
+    started = time.perf_counter()
+    stored = store.vectors(chunks, embeddings, embedder=embeddings.identity, version="b")
+    upsert = time.perf_counter() - started
+    engine = rss_mib() - before
+    rng = np.random.default_rng(3)
+    scoped = half_the_folders(chunks)
+    timings = []
+    for n in range(count + 1):
+        query = np.asarray(embeddings.embed_query(""), np.float32)
+        also = rng.choice(size, 100, replace=False).astype(np.intp)
+        started = time.perf_counter()
+        stored.vectors.dense(query, nearest=100, rows=scoped if n % 2 else None, also=also)
+        timings.append((time.perf_counter() - started) * 1000)
+    connection.search_client.close()
+    ordered = sorted(timings[1:])
+    return {
+        "size": size,
+        "store": "qdrant-local, store only",
+        "rss_mib": round(engine),
+        "upsert_s": round(upsert, 1),
+        "p50_ms": round(statistics.median(ordered), 1),
+        "p95_ms": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1),
+        "queries": len(ordered),
+    }
+
+
+def _memory_store() -> tuple[Any, Any]:
+    from qdrant_client import QdrantClient
+
+    from rag.qdrant.connection import Connection, QdrantPlace
+    from rag.qdrant.store import QdrantStore
+
+    warnings.simplefilter("ignore")  # local mode warns past 20,000 points: measured anyway
+    connection = Connection(QdrantPlace("bench", path=Path(tempfile.mkdtemp())))
+    # In memory: on disk, local mode commits every point to SQLite one by one (10k points took
+    # 160 s), which measures SQLite, not the search.
+    connection.search_client = connection.build_client = QdrantClient(":memory:")
+    return QdrantStore(connection), connection
+
+
 def sizing(passages: int, *, replicas: int = 2, node_gib: int = 8) -> dict[str, Any]:
     """Qdrant's published rule: RAM ~ vectors x dimensions x 4 bytes x 1.5 (the 1.5 for the
     index, point versions and optimisation's temporary segments); scalar int8 quantization
@@ -212,7 +261,11 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--one", nargs=2, metavar=("SIZE", "STORE"))
     parser.add_argument("--dense-only", type=int, metavar="SIZE")
+    parser.add_argument("--store-only", type=int, metavar="SIZE")
     args = parser.parse_args()
+    if args.store_only:
+        print(json.dumps(store_only(args.store_only, args.queries)))
+        return
     if args.dense_only:
         print(json.dumps(dense_only(args.dense_only, args.queries)))
         return
