@@ -95,10 +95,11 @@ def generator_from_settings(
 
 
 def redis_from_settings(settings: Settings) -> GuardedRedis | None:
-    """The process's one Redis client (REDIS_URL) behind the one failure policy, or ``None``.
-    Short timeouts (0.1 s connect and socket, 0.2 s per call): it serves the answer cache."""
+    """The process's one Redis client (REDIS_URL, keys under REDIS_KEY_PREFIX) behind the one
+    failure policy, or ``None``. Short timeouts (0.1 s connect and socket, 0.2 s per call): it
+    serves the answer cache."""
     url = secret(settings.redis_url)
-    return None if url is None else GuardedRedis.from_url(url)
+    return None if url is None else GuardedRedis.from_url(url, key_prefix=settings.redis_key_prefix)
 
 
 def cache_from_settings(settings: Settings, redis: GuardedRedis | None) -> AnswerCache:
