@@ -12,12 +12,11 @@ its arguments, never the environment, so tests see exactly what they pass. Secre
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BeforeValidator, SecretStr, ValidationError, model_validator
+from pydantic import BeforeValidator, SecretStr, StringConstraints, ValidationError, model_validator
 from pydantic_settings import (
     BaseSettings,
     EnvSettingsSource,
@@ -157,22 +156,6 @@ def _embeddings(raw: Any) -> str:
     return value
 
 
-def _vector_store(raw: Any) -> str:
-    value = str(raw).lower()
-    if value not in {"local", "qdrant"}:
-        msg = f"VECTOR_STORE={value!r} is not known; use local (default, in-process) or qdrant"
-        raise SettingsError(msg)
-    return value
-
-
-def _collection(raw: Any) -> str:
-    value = str(raw)
-    if not re.fullmatch(r"[A-Za-z0-9_-]{1,255}", value):
-        msg = f"QDRANT_COLLECTION={value!r} must be letters, digits, '_' or '-' (e.g. citebot)"
-        raise SettingsError(msg)
-    return value
-
-
 def _key_prefix(raw: Any) -> str:
     value = str(raw)
     problem = key_prefix_problem(value)
@@ -251,14 +234,16 @@ class Settings(EdgeSettings):
     ``None``: DOCS_DIR alone."""
     sync_seconds: Annotated[float, number("SYNC_SECONDS", 900.0, minimum=0.0)] = 900.0
     """How often a running bot syncs SOURCES_FILE's sources; 0 turns the sync off."""
-    vector_store: Annotated[Literal["local", "qdrant"], BeforeValidator(_vector_store)] = "local"
+    vector_store: Literal["local", "qdrant"] = "local"
     """Where the passages' vectors live: ``local`` (in this process, under INDEX_DIR) or
     ``qdrant`` (a Qdrant server or cluster at QDRANT_URL, shared by every process; QDRANT_PATH:
     qdrant-client's local mode, one process, for tests and trials)."""
     qdrant_url: str | None = None
     qdrant_path: Path | None = None
     qdrant_api_key: SecretStr | None = None
-    qdrant_collection: Annotated[str, BeforeValidator(_collection)] = "citebot"
+    qdrant_collection: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,255}$")] = (
+        "citebot"
+    )
     retention_days: Annotated[int, number("RETENTION_DAYS", 30, minimum=1, whole=True)] = 30
     """How long question records for ``rag report`` are kept."""
     record_questions: Annotated[bool, flag("RECORD_QUESTIONS")] = True
@@ -290,7 +275,8 @@ class Settings(EdgeSettings):
         self._check_vector_store()
 
     def _check_vector_store(self) -> None:
-        where = [name for name, value in self._qdrant_places() if value is not None]
+        places = [("QDRANT_URL", self.qdrant_url), ("QDRANT_PATH", self.qdrant_path)]
+        where = [name for name, value in places if value is not None]
         if self.vector_store == "qdrant" and len(where) != 1:
             msg = (
                 "VECTOR_STORE=qdrant needs exactly one of QDRANT_URL (a server, e.g. "
@@ -301,9 +287,6 @@ class Settings(EdgeSettings):
         if self.vector_store == "local" and where:
             msg = f"{where[0]} is set but VECTOR_STORE is local; set VECTOR_STORE=qdrant to use it"
             raise SettingsError(msg)
-
-    def _qdrant_places(self) -> list[tuple[str, object]]:
-        return [("QDRANT_URL", self.qdrant_url), ("QDRANT_PATH", self.qdrant_path)]
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:

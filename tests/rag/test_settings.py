@@ -87,7 +87,7 @@ def test_secrets_stay_out_of_repr_and_come_out_where_used() -> None:
 def test_the_vector_store_is_local_unless_qdrant_is_named_with_one_place() -> None:
     assert Settings.from_env({}).vector_store == "local"
     settings = Settings.from_env(
-        {"VECTOR_STORE": "QDRANT", "QDRANT_URL": "http://q:6333", "QDRANT_API_KEY": "s3cret-key"}
+        {"VECTOR_STORE": "qdrant", "QDRANT_URL": "http://q:6333", "QDRANT_API_KEY": "s3cret-key"}
     )
     assert (settings.vector_store, settings.qdrant_url, settings.qdrant_collection) == (
         "qdrant",
@@ -102,14 +102,14 @@ def test_the_vector_store_is_local_unless_qdrant_is_named_with_one_place() -> No
 @pytest.mark.parametrize(
     ("env", "message"),
     [
-        ({"VECTOR_STORE": "milvus"}, "VECTOR_STORE='milvus' is not known"),
+        ({"VECTOR_STORE": "milvus"}, "VECTOR_STORE: Input should be 'local' or 'qdrant'"),
         ({"VECTOR_STORE": "qdrant"}, "needs exactly one of QDRANT_URL"),
         (
             {"VECTOR_STORE": "qdrant", "QDRANT_URL": "http://q", "QDRANT_PATH": "/q"},
             "both are set",
         ),
         ({"QDRANT_URL": "http://q"}, "QDRANT_URL is set but VECTOR_STORE is local"),
-        ({"QDRANT_COLLECTION": "a/b"}, "QDRANT_COLLECTION='a/b' must be"),
+        ({"QDRANT_COLLECTION": "a/b"}, "QDRANT_COLLECTION: String should match pattern"),
     ],
 )
 def test_a_vector_store_setting_that_cannot_work_is_one_line(

@@ -26,10 +26,11 @@ from rag.ingest.splitter import Splitter
 from rag.reviewed.answers import ReviewedAnswers
 from rag.scopes.file import load_scopes_file
 from rag.serving.serve import serve_pipeline
-from rag.settings import Settings
-from rag.storage.redis_guard import guarded
+from rag.settings import Settings, secret
+from rag.storage.redis_guard import GuardedRedis
 from tests.fakes.qdrant_server import FakeQdrantServer
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlackApi
+from tests.redis_area import RedisArea
 from tests.scenarios.harness import DOCS, RunningBot, compose, envelope
 from tests.scenarios.test_freshness import (
     PRICE,
@@ -76,7 +77,9 @@ def machines(tmp_path: Path) -> tuple[Machine, Machine]:
 async def qdrant_bot(variables: dict[str, str], embeddings: Any) -> AsyncIterator[RunningBot]:
     """The composed bot over a live pipeline with the scopes file (as ``python -m bot``)."""
     settings = Settings.from_env(variables)
-    redis = guarded(Redis.from_url(variables["REDIS_URL"]))
+    url = secret(settings.redis_url)
+    assert url is not None
+    redis = GuardedRedis(Redis.from_url(url), key_prefix=settings.redis_key_prefix)
     assert settings.scopes_file is not None
     catalog = load_scopes_file(settings.scopes_file).catalog
 
@@ -122,7 +125,7 @@ def passages(docs: Path) -> set[str]:
 async def test_two_bots_on_one_collection_answer_reindex_and_honour_scopes_together(
     slack_api: FakeSlackApi,
     machines: tuple[Machine, Machine],
-    own_redis_url: str,
+    redis_area: RedisArea,
     qdrant_server: FakeQdrantServer,
     tmp_path: Path,
 ) -> None:
@@ -132,7 +135,7 @@ async def test_two_bots_on_one_collection_answer_reindex_and_honour_scopes_toget
     def variables(machine: Machine) -> dict[str, str]:
         docs, index = machine
         return env(
-            slack_api, docs, index, REDIS_URL=own_redis_url, REFRESH_SECONDS="1",
+            slack_api, docs, index, **redis_area.env, REFRESH_SECONDS="1",
             MIN_SCORE="-1", SCOPES_FILE=str(scopes), VECTOR_STORE="qdrant",
             QDRANT_URL=qdrant_server.url, QDRANT_COLLECTION="handbook",
         )  # fmt: skip
