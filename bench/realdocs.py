@@ -3,6 +3,7 @@
     .venv/bin/python bench/realdocs.py                       # all four corpora, lexical phase
     .venv/bin/python bench/realdocs.py --embeddings e5       # full mode (embeds the corpora)
     .venv/bin/python bench/realdocs.py --corpus en-18f --show wrong
+    .venv/bin/python bench/realdocs.py --embeddings e5 --vector-store qdrant   # vectors in Qdrant
 
 Runs the product's own batch command, ``python -m rag ask --questions IN --out OUT``, over each
 corpus (``DOCS_DIR`` = its documents, an index of its own under ``--work``) and scores the
@@ -22,7 +23,9 @@ refused or sent to review. Each kind is reported per corpus, with "answered but 
 from refusals (they point at different knobs: extraction or retrieval versus the threshold).
 
 :func:`run_questions` and :func:`outcome` take paths and rows and return per-question results,
-so other benches (a left-one-corpus-out table) reuse them.
+so other benches (a left-one-corpus-out table) reuse them. ``--vector-store qdrant`` keeps each
+corpus's vectors in a Qdrant collection in local mode (``QDRANT_PATH`` under ``--work``)
+instead of the index's own cache: the answers must match.
 """
 
 from __future__ import annotations
@@ -159,14 +162,18 @@ def run_questions(
     return list(zip(questions, _jsonl(out), strict=True))
 
 
-def run_corpus(corpus: Corpus, embeddings: str, work: Path) -> list[tuple[Row, Row]]:
+def run_corpus(
+    corpus: Corpus, embeddings: str, work: Path, env: dict[str, str] | None = None
+) -> list[tuple[Row, Row]]:
     started = time.perf_counter()
+    store = "-qdrant" if (env or {}).get("VECTOR_STORE") == "qdrant" else ""
     pairs = run_questions(
         corpus.docs,
         corpus.questions,
         embeddings=embeddings,
         index_dir=work / f"index-{corpus.name}-{embeddings}",
-        out=work / f"{corpus.name}-{embeddings}.jsonl",
+        out=work / f"{corpus.name}-{embeddings}{store}.jsonl",
+        env=env,
     )
     seconds = time.perf_counter() - started
     print(f"{corpus.name}: {len(pairs)} questions in {seconds:.0f} s (index build included)")
@@ -209,11 +216,16 @@ def main() -> None:
     parser.add_argument("--embeddings", default="none", choices=("none", "e5"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/citebot-realdocs"))
     parser.add_argument("--show", choices=("correct", "wrong", "refused", "answered", "handled"))
+    parser.add_argument("--vector-store", default="local", choices=("local", "qdrant"))
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     summaries: list[str] = []
     for name in args.corpus or CORPORA:
-        pairs = run_corpus(load_corpus(name, args.work), args.embeddings, args.work)
+        env = {}
+        if args.vector_store == "qdrant":
+            path = args.work / f"qdrant-{name}-{args.embeddings}"
+            env = {"VECTOR_STORE": "qdrant", "QDRANT_PATH": str(path)}
+        pairs = run_corpus(load_corpus(name, args.work), args.embeddings, args.work, env)
         summaries.append(f"{name} ({args.embeddings}):")
         report(pairs, args.show, summaries.append)
     print("\n".join(summaries))

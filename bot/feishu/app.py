@@ -37,8 +37,9 @@ from rag import GuardedRedis, ReviewedAnswers, ReviewRecord, ScopesFile
 
 logger = logging.getLogger(__name__)
 
-REVIEW_PREFIX = "citebot:feishu:review:"
-"""Feishu's open reviews apart from Slack's (each platform lists and decides its own)."""
+REVIEW_KEYS = "feishu:review:"
+"""After REDIS_KEY_PREFIX: Feishu's open reviews apart from Slack's (each platform lists and
+decides its own)."""
 
 
 class FeishuSlot:
@@ -74,7 +75,7 @@ def review_desk(
     return ReviewDesk(
         board=board,
         askers=board,
-        state=ReviewState(redis, prefix=REVIEW_PREFIX),
+        state=ReviewState(redis, prefix=None if redis is None else redis.key_prefix + REVIEW_KEYS),
         index=pipeline.index,
         reviewed=reviewed,
         reviewers=frozenset(config.reviewers) or None,

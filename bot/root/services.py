@@ -75,14 +75,16 @@ PipelineFactory = Callable[
 RecordsFactory = Callable[[Config, GuardedRedis | None], Background | None]
 
 
-def redis_client(url: str | None) -> GuardedRedis | None:
+def redis_client(url: str | None, key_prefix: str) -> GuardedRedis | None:
     """The one Redis client of the process, behind the one failure policy (short timeouts,
     a breaker shared by the answer cache, dedupe, review state and reviewed answers, one
-    warning per outage). The answer cache bounds its own calls tighter (0.2 s)."""
+    warning per outage), every key under ``key_prefix`` (REDIS_KEY_PREFIX). The answer cache
+    bounds its own calls tighter (0.2 s)."""
     if url is None:
         return None
     return GuardedRedis.from_url(
         url,
+        key_prefix=key_prefix,
         connect_timeout_seconds=REDIS_TIMEOUT_SECONDS,
         socket_timeout_seconds=REDIS_TIMEOUT_SECONDS,
         timeout_seconds=REDIS_TIMEOUT_SECONDS,
@@ -149,7 +151,8 @@ class Services:
 def open_services(config: Config, pipeline: PipelineFactory = serving_pipeline) -> Services:
     """Raises :class:`IndexUnavailable` when the documents cannot be indexed."""
     metrics = open_metrics(config)
-    redis = redis_client(secret(config.bot.rag.redis_url))
+    rag = config.bot.rag
+    redis = redis_client(secret(rag.redis_url), rag.redis_key_prefix)
     reviewed = reviewed_answers(redis)
     try:
         answerer = pipeline(config, redis, reviewed, metrics.core)

@@ -88,7 +88,7 @@ def test_http_mode_serves_events_health_and_metrics(slack_api: FakeSlackApi, ind
 
 @pytest.fixture
 async def served(
-    slack_api: FakeSlackApi, index: Index, redis_url: str
+    slack_api: FakeSlackApi, index: Index, redis_url: str, redis_prefix: str
 ) -> AsyncIterator[tuple[str, list[str]]]:
     """The HTTP app over a real Redis, and a second one over a Redis nobody answers."""
     runners, urls = [], []
@@ -96,7 +96,7 @@ async def served(
         sock.bind(("127.0.0.1", 0))
         dead = f"redis://127.0.0.1:{sock.getsockname()[1]}/0"
     for url in (redis_url, dead):
-        redis = redis_client(url)
+        redis = redis_client(url, redis_prefix)
         app = _app(_settings(slack_api), index, redis=redis, with_review=False)
         runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await runner.setup()

@@ -28,6 +28,7 @@ from tests.fakes.feishu_api import FakeFeishuApi
 from tests.fakes.openai_fixture import openai_server
 from tests.fakes.openai_server import FakeOpenAIServer, HttpError
 from tests.fakes.slack_api import FakeSlackApi, Message
+from tests.redis_area import RedisArea
 from tests.scenarios.feishu_harness import start_feishu
 from tests.scenarios.harness import (
     ALICE,
@@ -274,11 +275,11 @@ async def test_the_backfill_left_is_exported_until_every_vector_is_computed(
 
 
 async def test_feishu_questions_are_counted_under_their_platform(
-    docs_index: Index, own_redis_url: str
+    docs_index: Index, redis_area: RedisArea
 ) -> None:
     async with (
         FakeFeishuApi() as feishu,
-        start_feishu(feishu, index=docs_index, redis_url=own_redis_url) as bot,
+        start_feishu(feishu, index=docs_index, redis=redis_area) as bot,
         aiohttp.ClientSession() as http,
     ):
         base = bot.events.url.removesuffix("/feishu/events")
