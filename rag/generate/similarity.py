@@ -4,16 +4,27 @@
 The embedder is the one EMBEDDINGS names (built by :mod:`rag.assemble`); with
 ``EMBEDDINGS=none`` there is none and sentences are chosen by their words alone. A failing
 embedder (a remote endpoint down) costs the answer its similarity, never the answer.
+
+Sentence vectors are remembered (the last :data:`REMEMBERED` sentences): questions about the
+same page meet the same sentences, and embedding them is most of an answer's time.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 
 import numpy as np
+import numpy.typing as npt
 from langchain_core.embeddings import Embeddings
 
 logger = logging.getLogger(__name__)
+
+REMEMBERED = 4096
+"""Sentence vectors kept (e5-small: 1.5 KB each as float32, ~6 MB in all)."""
+
+Vector = npt.NDArray[np.float32]
 
 
 class SentenceSimilarity:
@@ -23,15 +34,36 @@ class SentenceSimilarity:
         self.embeddings = embeddings
         self.identity = identity
         """The embedder's identity: part of the answers' cache key, since it changes them."""
+        self._vectors: OrderedDict[str, Vector] = OrderedDict()
+        self._lock = threading.Lock()  # answers are computed on worker threads
 
     def __call__(self, question: str, sentences: list[str]) -> list[float] | None:
         """One cosine per sentence, or ``None`` when the embedder failed."""
         try:
-            query = np.asarray(self.embeddings.embed_query(question), dtype=np.float64)
-            rows = np.asarray(self.embeddings.embed_documents(sentences), dtype=np.float64)
+            query = _unit(self.embeddings.embed_query(question))
+            rows = self._sentence_vectors(sentences)
         except Exception:  # any embedder's failure: the words alone decide, as without one
             logger.warning("sentence similarity unavailable; quoting by words", exc_info=True)
             return None
-        norms = np.linalg.norm(rows, axis=1) * (np.linalg.norm(query) or 1.0)
-        cosines = rows @ query / np.where(norms == 0, 1.0, norms)
-        return [float(c) for c in cosines]
+        return [float(row @ query) for row in rows]
+
+    def _sentence_vectors(self, sentences: list[str]) -> list[Vector]:
+        with self._lock:
+            known = {s: self._vectors[s] for s in sentences if s in self._vectors}
+        missing = list(dict.fromkeys(s for s in sentences if s not in known))
+        if missing:
+            fresh = dict(zip(missing, self.embeddings.embed_documents(missing), strict=True))
+            known |= {s: _unit(vector) for s, vector in fresh.items()}
+        with self._lock:
+            for sentence in sentences:
+                self._vectors[sentence] = known[sentence]
+                self._vectors.move_to_end(sentence)
+            while len(self._vectors) > REMEMBERED:
+                self._vectors.popitem(last=False)
+        return [known[s] for s in sentences]
+
+
+def _unit(vector: list[float]) -> Vector:
+    array = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(array))
+    return array / norm if norm else array

@@ -527,3 +527,24 @@ def quotable_of(hits: Sequence[Hit]) -> list[Candidate]:
     return quotable(
         [PromptSource(n, f"[{n}] {h.chunk.label()}", h.chunk.text) for n, h in enumerate(hits, 1)]
     )
+
+
+def test_a_sentence_is_embedded_once_for_questions_about_the_same_page(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fake = _MeaningFake("Big Freedia")
+    model = ExtractiveChatModel(similarity=SentenceSimilarity(fake, "fake"))
+
+    first = model.invoke(build_messages("what opens the song", OPENING)).text
+    embedded = len(fake.embedded)
+    again = model.invoke(build_messages("what song opens with a sample", OPENING)).text
+
+    assert embedded == 2
+    assert len(fake.embedded) == embedded, "both sentences were remembered"
+    assert first.startswith("A sample of Big Freedia")
+    assert again.startswith("A sample of Big Freedia")
+    monkeypatch.setattr("rag.generate.similarity.REMEMBERED", 1)
+    forgetful = SentenceSimilarity(fake, "fake")
+    forgetful("q", ["one", "two"])
+    forgetful("q", ["one"])
+    assert fake.embedded[-3:] == ["one", "two", "one"], "only the last one is kept"
