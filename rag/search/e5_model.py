@@ -27,6 +27,8 @@ import numpy as np
 
 Floats = np.ndarray[Any, Any]
 """float32 arrays (numpy's typing cannot follow dtypes through arithmetic)."""
+Blocks = dict[str, np.ndarray[Any, np.dtype[np.uint8]]]
+"""One layer's matrices by name (:data:`PARTS`), as stored: ``[out, in / 32, 18]`` bytes."""
 
 BLOCK = 32
 """Weights per 4-bit block."""
@@ -160,21 +162,12 @@ class _Reader:
         return values
 
 
-def load(path: Path) -> E5Model:
-    """Read the packed model at ``path``; raises ``ValueError`` for a file of another kind."""
-    with path.open("rb") as file:
-        data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-    if data[:4] != _MAGIC:
-        msg = f"{path} is not a packed e5 model (magic {data[:4]!r}, expected {_MAGIC!r})"
-        raise ValueError(msg)
-    read = _Reader(data)
-    read.at = 8  # magic and format version
-    hidden, layers, heads, inner, vocabulary, positions, _types = read.take("<7i")
-    eps, _block = read.take("<fi")
-    _count, bos, eos, _pad, _unk = read.take("<5i")
-    read.at -= 20
-    tokenizer = _tokenizer(read)
-    tensors = _Tensors(data, _directory(read))
+def load(path: Path, *, layers: bool = True) -> E5Model:
+    """Read the packed model at ``path``; raises ``ValueError`` for a file of another kind.
+    ``layers=False``: the tokenizer and the embeddings only (the layers run elsewhere:
+    :mod:`rag.search.e5_runtime`), without widening 21M weights to float32."""
+    header, tokenizer, tensors = _opened(path)
+    hidden, count, heads, inner, vocabulary, positions, eps, bos, eos = header
     return E5Model(
         hidden=hidden,
         heads=heads,
@@ -187,8 +180,46 @@ def load(path: Path) -> E5Model:
         position=tensors.floats("emb.pos", positions, hidden),
         token_type=tensors.floats("emb.type", hidden),
         embedding_norm=(tensors.floats("emb.ln.w", hidden), tensors.floats("emb.ln.b", hidden)),
-        layers=tuple(tensors.layer(n, hidden, inner) for n in range(layers)),
+        layers=tuple(tensors.layer(n, hidden, inner) for n in range(count if layers else 0)),
     )
+
+
+PARTS = ("q", "k", "v", "ao", "fi", "fo")
+"""Each layer's matrices, as the file names them: query, key, value, attention output,
+feed-forward in and out."""
+
+
+def layer_blocks(path: Path) -> list[Blocks]:
+    """Each layer's matrices as the file stores them: ``[out, in / 32, 18]`` 4-bit blocks."""
+    header, _tokenizer, tensors = _opened(path)
+    hidden, count, _heads, inner = header[:4]
+    shapes = {"fi": (inner, hidden), "fo": (hidden, inner)}
+    return [
+        {
+            part: tensors.blocks(f"l{n}.{part}.w", *shapes.get(part, (hidden, hidden)))
+            for part in PARTS
+        }
+        for n in range(count)
+    ]
+
+
+def _opened(path: Path) -> tuple[tuple[Any, ...], Tokenizer, _Tensors]:
+    """The header (hidden, layers, heads, inner, vocabulary, positions, eps, bos, eos), the
+    tokenizer and the tensors of the packed model at ``path``."""
+    with path.open("rb") as file:
+        data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    if data[:4] != _MAGIC:
+        msg = f"{path} is not a packed e5 model (magic {data[:4]!r}, expected {_MAGIC!r})"
+        raise ValueError(msg)
+    read = _Reader(data)
+    read.at = 8  # magic and format version
+    hidden, layers, heads, inner, vocabulary, positions, _types = read.take("<7i")
+    eps, _block = read.take("<fi")
+    _count, bos, eos, _pad, _unk = read.take("<5i")
+    header = (hidden, layers, heads, inner, vocabulary, positions, eps, bos, eos)
+    read.at -= 20
+    tokenizer = _tokenizer(read)
+    return header, tokenizer, _Tensors(data, _directory(read))
 
 
 def _tokenizer(read: _Reader) -> Tokenizer:
