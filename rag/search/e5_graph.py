@@ -45,8 +45,7 @@ CALIBRATION = (
     "未休完的可顺延。",
     "passage: APISIX 的 proxy-rewrite 插件可以改写转发到上游的请求 URI、Host 和请求头。",
     "passage: 报销差旅费用需要在出差结束后 30 日内提交发票和审批单，超过期限的不予报销。",
-    "passage: Passwords must be at least 12 characters long and are changed only when "
-    "compromised.",
+    "passage: Passwords must be at least 12 characters long and are changed only when compromised.",
     "passage: The travel policy covers economy airfare, lodging up to the federal per diem rate, "
     "and meals; receipts are required for expenses over $75.",
     "passage: 瓦士本市是美国威斯康辛州的一座城市，主街道是威斯康辛州州立公路13号。",

