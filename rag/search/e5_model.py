@@ -85,6 +85,18 @@ class Tokenizer:
         # No piece starts with this character and is longer: the split tries no longer ones.
         self._longest = longest
 
+    def state(self) -> tuple[Any, ...]:
+        """Everything it reads, as plain values (``marshal`` keeps them: reading 250k pieces
+        back costs about half of parsing them from the model file)."""
+        return (self._pieces, self._normal, self.unk, self._unk_score, self._longest)
+
+    @classmethod
+    def from_state(cls, state: tuple[Any, ...]) -> Tokenizer:
+        tokenizer = cls.__new__(cls)
+        (tokenizer._pieces, tokenizer._normal, tokenizer.unk) = state[:3]
+        (tokenizer._unk_score, tokenizer._longest) = state[3:]
+        return tokenizer
+
     def ids(self, text: str) -> list[int]:
         normal = self._normal
         chars: list[str] = []
@@ -162,11 +174,12 @@ class _Reader:
         return values
 
 
-def load(path: Path, *, layers: bool = True) -> E5Model:
+def load(path: Path, *, layers: bool = True, tokenizer: Tokenizer | None = None) -> E5Model:
     """Read the packed model at ``path``; raises ``ValueError`` for a file of another kind.
     ``layers=False``: the tokenizer and the embeddings only (the layers run elsewhere:
-    :mod:`rag.search.e5_runtime`), without widening 21M weights to float32."""
-    header, tokenizer, tensors = _opened(path)
+    :mod:`rag.search.e5_runtime`), without widening 21M weights to float32; ``tokenizer``:
+    this file's, read before (:meth:`Tokenizer.state`), so its vocabulary is not parsed."""
+    header, parsed, tensors = _opened(path, tokenizer)
     hidden, count, heads, inner, vocabulary, positions, eps, bos, eos = header
     return E5Model(
         hidden=hidden,
@@ -175,7 +188,7 @@ def load(path: Path, *, layers: bool = True) -> E5Model:
         eps=eps,
         bos=bos,
         eos=eos,
-        tokenizer=tokenizer,
+        tokenizer=parsed,
         words=tensors.blocks("emb.word", vocabulary, hidden),
         position=tensors.floats("emb.pos", positions, hidden),
         token_type=tensors.floats("emb.type", hidden),
@@ -203,9 +216,12 @@ def layer_blocks(path: Path) -> list[Blocks]:
     ]
 
 
-def _opened(path: Path) -> tuple[tuple[Any, ...], Tokenizer, _Tensors]:
+def _opened(
+    path: Path, tokenizer: Tokenizer | None = None
+) -> tuple[tuple[Any, ...], Tokenizer, _Tensors]:
     """The header (hidden, layers, heads, inner, vocabulary, positions, eps, bos, eos), the
-    tokenizer and the tensors of the packed model at ``path``."""
+    tokenizer (``tokenizer`` when given: its part of the file is skipped) and the tensors of
+    the packed model at ``path``."""
     with path.open("rb") as file:
         data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
     if data[:4] != _MAGIC:
@@ -218,13 +234,20 @@ def _opened(path: Path) -> tuple[tuple[Any, ...], Tokenizer, _Tensors]:
     _count, bos, eos, _pad, _unk = read.take("<5i")
     header = (hidden, layers, heads, inner, vocabulary, positions, eps, bos, eos)
     read.at -= 20
-    tokenizer = _tokenizer(read)
+    tokenizer = _tokenizer(read, parse=tokenizer is None) or tokenizer
+    assert tokenizer is not None  # parsed, or given
     return header, tokenizer, _Tensors(data, _directory(read))
 
 
-def _tokenizer(read: _Reader) -> Tokenizer:
+def _tokenizer(read: _Reader, *, parse: bool = True) -> Tokenizer | None:
+    """The vocabulary and normalisation map (``parse=False``: only read past them)."""
     count, _bos, _eos, _pad, unk = read.take("<5i")
     (blob_size,) = read.take("<Q")
+    if not parse:
+        read.at += 4 * (count + 1) + 4 * count + blob_size
+        _normal_count, normal_size = read.take("<iI")
+        read.at += normal_size
+        return None
     offsets = read.array(np.uint32, count + 1).tolist()
     scores = read.array(np.float32, count).tolist()
     blob = bytes(read.data[read.at : read.at + blob_size])

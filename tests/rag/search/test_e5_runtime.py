@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag.search import e5_runtime, embeddings
+from rag.search import e5_model, e5_runtime, embeddings
 from rag.search.embeddings import E5Embeddings, embedder_identity
 from rag.search.gate import E5, gate_for
 
@@ -101,15 +101,40 @@ def test_the_graph_is_written_once_and_read_after(
     stale = tmp_path / "citebot" / "e5-blocks-0000000000000000.onnx"
     stale.parent.mkdir(parents=True)
     stale.write_bytes(b"from another version")
-    written = e5_runtime.graph_file("blocks")
+    written = e5_runtime.graph("blocks")
+    assert isinstance(written, Path)
     assert written.parent == tmp_path / "citebot"
     assert written.stat().st_size > 10_000_000  # 21M weights at 4 bits
     assert not stale.exists()
 
-    def must_not_convert(path: Path, kind: str) -> None:
-        raise AssertionError(f"converted {kind} again into {path}")
+    def must_not_convert(kind: str) -> bytes:
+        raise AssertionError(f"converted {kind} again")
 
-    monkeypatch.setattr(e5_runtime, "_write", must_not_convert)
-    assert e5_runtime.graph_file("blocks") == written
+    monkeypatch.setattr(e5_runtime, "_converted", must_not_convert)
+    assert e5_runtime.graph("blocks") == written
     vector = e5_runtime.Engine(e5_runtime.light_model(), written, 1).encode(["年假"], "query: ")
     assert vector.shape == (1, 384)
+
+
+def test_the_tokenizer_read_back_splits_as_the_model_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    e5_runtime._light_model.cache_clear()
+    e5_runtime.light_model()  # parses the file, keeps the tokenizer's state
+    [kept] = (tmp_path / "citebot").glob("e5-tokenizer-*.marshal")
+    e5_runtime._light_model.cache_clear()
+    real = e5_model._tokenizer
+
+    def must_not_parse(read: e5_model._Reader, *, parse: bool = True) -> object:
+        assert not parse, "the vocabulary was parsed again"
+        return real(read, parse=parse)
+
+    monkeypatch.setattr(e5_model, "_tokenizer", must_not_parse)
+    read_back = e5_runtime.light_model().tokenizer
+    monkeypatch.undo()
+    e5_runtime._light_model.cache_clear()
+    parsed = e5_model.load(e5_model.model_file(), layers=False).tokenizer
+    for text in [*TEXTS, "ﬁ Ⅻ ｶﾀｶﾅ 𠀀"]:
+        assert read_back.ids(text) == parsed.ids(text), text
+    assert kept.exists()
