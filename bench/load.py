@@ -129,6 +129,7 @@ def serve() -> int:
     starts."""
     from aiohttp import web
 
+    from bot.metrics.observers import CoreMetrics
     from bot.root.compose import compose
     from bot.root.config import Config
     from bot.root.services import ClosablePipeline, Seams
@@ -140,7 +141,7 @@ def serve() -> int:
     fail_rate = float(os.environ.get("BENCH_FAIL_RATE", "0"))
 
     def pipeline(
-        config: Config, redis: GuardedRedis | None, reviewed: ReviewedAnswers
+        config: Config, redis: GuardedRedis | None, reviewed: ReviewedAnswers, _core: CoreMetrics
     ) -> ClosablePipeline:
         built = build_pipeline(config.bot.rag, redis=redis, reviewed=reviewed)
         if fail_rate > 0:

@@ -14,7 +14,8 @@
 The chat model being unreachable (GenerationError) is expected and answered with the one human
 sentence. Anything unexpected, at any step, is caught once here: logged with its traceback and
 answered with the same sentence in place of the progress note, never a traceback. One
-structured log line per question (:mod:`bot.questionlog`). The platform's side is
+structured log line per question (:mod:`bot.questionlog`), also handed to ``watch`` (the
+metrics) when the question is done. The platform's side is
 :class:`bot.ports.AskerThread`; this module knows no platform.
 """
 
@@ -29,7 +30,7 @@ from bot import texts
 from bot.conversation import Conversation, Conversations
 from bot.courtesy import courtesy, courtesy_reply
 from bot.ports import Answered, Answerer, AskerThread, Origin, Reply, ReviewHooks, Unreachable
-from bot.questionlog import QuestionLog
+from bot.questionlog import QuestionLog, QuestionWatch
 from rag import (
     MAX_QUESTION_CHARS,
     Answer,
@@ -86,6 +87,7 @@ class Answering:
         max_question_chars: int = MAX_QUESTION_CHARS,
         max_concurrent: int = MAX_CONCURRENT_ANSWERS,
         max_placeholder_posts: int = MAX_PLACEHOLDER_POSTS,
+        watch: QuestionWatch | None = None,
     ) -> None:
         if max_concurrent < 1:
             msg = f"max_concurrent ({max_concurrent}) must be at least 1"
@@ -99,6 +101,7 @@ class Answering:
         self.rewriter = rewriter or Rewriter()
         self.log_questions = log_questions
         self.max_question_chars = max_question_chars
+        self.watch = watch
         self._slots = asyncio.Semaphore(max_concurrent)
         self._placeholders = asyncio.Semaphore(max_placeholder_posts)
 
@@ -158,6 +161,8 @@ class Answering:
         finally:
             log.timings_ms["total"] = _ms(started)
             log.emit()
+            if self.watch is not None:
+                self.watch.finished(log)
 
     async def _history(self, conversation: Conversation | None) -> tuple[str, ...]:
         if conversation is None or self.conversations is None:

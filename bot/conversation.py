@@ -33,6 +33,8 @@ DM_WINDOW_SECONDS = 600
 MAX_TURNS = 8
 """Earlier questions kept per conversation: follow-ups lean on the last one or two."""
 MAX_LOCAL_CONVERSATIONS = 10_000
+KEYS = "conversation:"
+"""Conversations' part of the deployment's keys, after REDIS_KEY_PREFIX."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +71,7 @@ class Conversations:
         self,
         redis: GuardedRedis | None,
         *,
-        prefix: str = "citebot:conversation:",
+        prefix: str | None = None,
         max_turns: int = MAX_TURNS,
         max_local: int = MAX_LOCAL_CONVERSATIONS,
         clock: Callable[[], float] = time.monotonic,
@@ -78,7 +80,9 @@ class Conversations:
             msg = f"max_turns ({max_turns}) and max_local ({max_local}) must be at least 1"
             raise ValueError(msg)
         self.redis = redis
-        self.prefix = prefix
+        base = "" if redis is None else redis.key_prefix
+        self.prefix = f"{base}{KEYS}" if prefix is None else prefix
+        """Of every key; by default the client's key prefix + :data:`KEYS`."""
         self.max_turns = max_turns
         self._max_local = max_local
         self._clock = clock

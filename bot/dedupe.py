@@ -36,6 +36,8 @@ logger = logging.getLogger(__name__)
 DEFAULT_TTL_SECONDS = 3600
 """Slack's last retry comes about 6 minutes after the event; an hour leaves a wide margin."""
 MAX_LOCAL_KEYS = 200_000
+KEYS = "dedupe:"
+"""Dedupe's part of the deployment's keys, after REDIS_KEY_PREFIX."""
 
 _CLAIM_ALL = """
 for _, key in ipairs(KEYS) do
@@ -64,7 +66,7 @@ class Dedupe:
         redis: GuardedRedis | None,
         *,
         ttl_seconds: int = DEFAULT_TTL_SECONDS,
-        prefix: str = "citebot:dedupe:",
+        prefix: str | None = None,
         clock: Callable[[], float] = time.monotonic,
         max_local: int = MAX_LOCAL_KEYS,
     ) -> None:
@@ -73,7 +75,8 @@ class Dedupe:
             raise ValueError(msg)
         self._redis = redis
         self.ttl_seconds = ttl_seconds
-        self.prefix = prefix
+        self._prefix = prefix
+        """Of every key; ``None``: the client's key prefix + :data:`KEYS`."""
         self.clock = clock
         self.max_local = max_local
         self._local: TTLCache[str, bool] = TTLCache(max_local, ttl_seconds, timer=clock)
@@ -81,6 +84,12 @@ class Dedupe:
         oldest claims are forgotten first)."""
         self.fallbacks = 0
         """How many decisions were made without Redis because it failed."""
+
+    @property
+    def prefix(self) -> str:
+        if self._prefix is not None:
+            return self._prefix
+        return f"{'' if self._redis is None else self._redis.key_prefix}{KEYS}"
 
     @property
     def redis(self) -> GuardedRedis | None:

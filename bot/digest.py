@@ -35,7 +35,8 @@ WEEK_SECONDS = 7 * 86400
 CHECK_SECONDS = 600.0
 """How often a process checks whether a digest is due (a week late by at most this)."""
 TOP_QUESTIONS = 5
-PREFIX = "citebot:digest:"
+KEYS = "digest:"
+"""The digest's part of the deployment's keys, after REDIS_KEY_PREFIX."""
 
 
 def digest_text(report: dict[str, Any], backlog: int) -> str:
@@ -74,7 +75,7 @@ class WeekClaims:
 
     async def first_run(self, now: float) -> float:
         if self.redis is not None:
-            client, key = self.redis.client, f"{PREFIX}first-run"
+            client, key = self.redis.client, f"{self.redis.key_prefix}{KEYS}first-run"
             await self.redis.run(lambda: client.set(key, str(now), nx=True))
             value = await self.redis.run(lambda: client.get(key))
             return float(value) if value is not None else now
@@ -91,7 +92,7 @@ class WeekClaims:
 
     async def claim(self, week: int) -> bool:
         if self.redis is not None:
-            client, key = self.redis.client, f"{PREFIX}week:{week}"
+            client, key = self.redis.client, f"{self.redis.key_prefix}{KEYS}week:{week}"
             claimed = await self.redis.run(
                 lambda: client.set(key, str(os.getpid()), nx=True, ex=2 * WEEK_SECONDS)
             )

@@ -3,6 +3,9 @@
 JSON on the ``citebot.questions`` logger: event id, channel type, a hash of the question (its
 text only when LOG_QUESTIONS is set — questions can be personal), verdict and reason, the top
 scores against the threshold's verdict, cache hit, and the latency of every stage.
+
+The same record, once the question is done, goes to a :class:`QuestionWatch` (the metrics:
+``bot/metrics/``), which reads its :attr:`~QuestionLog.outcome` and result.
 """
 
 from __future__ import annotations
@@ -11,13 +14,20 @@ import hashlib
 import json
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, Protocol
 
 from rag import Refusal, Result
 
 logger = logging.getLogger("citebot.questions")
 
 TOP_SCORES = 3
+
+Outcome = Literal["answered", "refused", "to_review", "failed"]
+_OUTCOMES: dict[str, Outcome] = {
+    "answer": "answered",
+    "refusal": "refused",
+    "unverified": "to_review",
+}
 
 
 def question_hash(question: str) -> str:
@@ -40,8 +50,11 @@ class QuestionLog:
     fields: dict[str, Any] = field(default_factory=dict)
     stage: str = "start"
     """The step under way (placeholder, pipeline, review_submit, deliver): names a failure."""
+    result: Result | None = None
+    """What the answer core returned (``None`` before it did, or when the model failed)."""
 
     def record(self, result: Result) -> None:
+        self.result = result
         self.verdict = result.verdict
         if isinstance(result, Refusal):
             self.reason = result.reason
@@ -73,3 +86,21 @@ class QuestionLog:
 
     def emit(self) -> None:
         logger.info("%s", self.line())
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """What the asker got; ``None`` when there was no question (help, small talk: answered
+        before any step, :attr:`stage` still ``start``)."""
+        if self.error is not None:
+            return "failed"
+        if self.stage == "start":
+            return None
+        if self.reason == "unverified_without_review":
+            return "refused"  # no review desk: the asker was given the refusal sentence
+        return _OUTCOMES.get(self.verdict, "failed")
+
+
+class QuestionWatch(Protocol):
+    def finished(self, log: QuestionLog) -> None:
+        """``log``'s question is done (replied to or failed), its ``timings_ms["total"]`` set.
+        Must return at once and never raise: it runs as the question ends."""

@@ -10,8 +10,10 @@ wrong and what to set.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlparse
 
@@ -54,6 +56,19 @@ def _api_url(raw: Any) -> str:
     return text if text.endswith("/") else text + "/"
 
 
+def _metrics_dir(raw: Any) -> Path | None:
+    if raw is None:
+        return None
+    path = Path(str(raw))
+    if not path.is_dir() or not os.access(path, os.W_OK):
+        msg = (
+            f"PROMETHEUS_MULTIPROC_DIR={str(raw)!r} is not a writable folder; create it (empty) "
+            "for the metrics of several bot processes on one host, or unset it for one"
+        )
+        raise SettingsError(msg)
+    return path
+
+
 def id_list(raw: Any, *, valid: re.Pattern[str], complaint: str, hint: str) -> tuple[str, ...]:
     """Comma-separated ids, deduplicated in order; one line naming every invalid one
     (``{complaint}: a, b; {hint}``). Shared by REVIEWERS and FEISHU_REVIEWERS."""
@@ -89,6 +104,11 @@ class BotSettings(EdgeSettings):
     follow_ups: Annotated[bool, flag("FOLLOW_UPS")] = True
     digest: Annotated[Literal["weekly", "off"], BeforeValidator(_digest)] = "weekly"
     """DIGEST: the weekly digest in REVIEW_CHANNEL (bot/digest.py)."""
+    metrics_dir: Annotated[Path | None, BeforeValidator(_metrics_dir)] = Field(
+        None, validation_alias="PROMETHEUS_MULTIPROC_DIR"
+    )
+    """Where the processes of one host keep their metrics for ``/metrics`` to sum
+    (bot/metrics/exposition.py); ``None``: this process's own."""
     slack_client_id: SecretStr | None = Field(None, exclude=True, repr=False)
     slack_client_secret: SecretStr | None = Field(None, exclude=True, repr=False)
     """Read only to refuse them: they would switch Bolt to multi-workspace OAuth."""

@@ -17,6 +17,7 @@ from rag.cache.redis_backend import RedisCache
 from rag.check.judge import ModelJudge
 from rag.generate.llm import Generator, chat_model
 from rag.generate.retry import RetryPolicy
+from rag.observer import UNOBSERVED, Observer
 from rag.pipeline import Pipeline
 from rag.reviewed.answers import ReviewedAnswers
 from rag.scopes.sets import ScopeCatalog
@@ -64,18 +65,22 @@ def chat_model_from_settings(settings: Settings, *, max_tokens: int | None = Non
     )
 
 
-def generator_from_settings(settings: Settings, *, max_tokens: int | None = None) -> Generator:
+def generator_from_settings(
+    settings: Settings, *, max_tokens: int | None = None, observer: Observer = UNOBSERVED
+) -> Generator:
     policy = RetryPolicy(
         max_attempts=settings.llm_max_attempts, deadline_seconds=settings.llm_deadline_seconds
     )
-    return Generator(chat_model_from_settings(settings, max_tokens=max_tokens), policy)
+    model = chat_model_from_settings(settings, max_tokens=max_tokens)
+    return Generator(model, policy, observer=observer)
 
 
 def redis_from_settings(settings: Settings) -> GuardedRedis | None:
-    """The process's one Redis client (REDIS_URL) behind the one failure policy, or ``None``.
-    Short timeouts (0.1 s connect and socket, 0.2 s per call): it serves the answer cache."""
+    """The process's one Redis client (REDIS_URL, keys under REDIS_KEY_PREFIX) behind the one
+    failure policy, or ``None``. Short timeouts (0.1 s connect and socket, 0.2 s per call): it
+    serves the answer cache."""
     url = secret(settings.redis_url)
-    return None if url is None else GuardedRedis.from_url(url)
+    return None if url is None else GuardedRedis.from_url(url, key_prefix=settings.redis_key_prefix)
 
 
 def cache_from_settings(settings: Settings, redis: GuardedRedis | None) -> AnswerCache:
@@ -115,29 +120,38 @@ def pipeline_around(
     reviewed: ReviewedAnswers | None = None,
     scopes: ScopeCatalog | None = None,
     warm_checker: bool = True,
+    observer: Observer = UNOBSERVED,
 ) -> Pipeline:
     """The pipeline over an index already built (also by
-    :func:`rag.serving.serve.serve_pipeline`); ``warm_checker``: see :class:`Pipeline`."""
+    :func:`rag.serving.serve.serve_pipeline`); ``warm_checker``: see :class:`Pipeline`;
+    ``observer`` hears the chat model's calls (the answers' and the judge's)."""
     min_score = settings.min_score if settings.min_score is not None else index.min_score
+    generator = generator_from_settings(
+        settings, max_tokens=settings.llm_max_tokens, observer=observer
+    )
     return Pipeline(
         index=index,
-        generator=generator_from_settings(settings, max_tokens=settings.llm_max_tokens),
+        generator=generator,
         cache=cache_from_settings(settings, redis),
         min_score=min_score,
         top_k=settings.top_k,
         reviewed=reviewed,
-        judge=judge_from_settings(settings),
+        judge=judge_from_settings(settings, observer=observer),
         scopes=scopes or ScopeCatalog(),
         warm_checker=warm_checker,
         cite_sentences=settings.cite_sentences and settings.llm_configured,
     )
 
 
-def judge_from_settings(settings: Settings) -> ModelJudge | None:
+def judge_from_settings(
+    settings: Settings, *, observer: Observer = UNOBSERVED
+) -> ModelJudge | None:
     """The model judge when CHECKER_MODEL_JUDGE is on (with its own retried generator, its
     replies bounded by CHECKER_JUDGE_MAX_TOKENS, not the answers' LLM_MAX_TOKENS)."""
     if not settings.checker_model_judge:
         return None
     return ModelJudge(
-        generator_from_settings(settings, max_tokens=settings.checker_judge_max_tokens)
+        generator_from_settings(
+            settings, max_tokens=settings.checker_judge_max_tokens, observer=observer
+        )
     )

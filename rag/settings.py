@@ -26,6 +26,7 @@ from pydantic_settings import (
 from pydantic_settings.sources.utils import parse_env_vars
 
 from rag.errors import CitebotError
+from rag.storage.keys import DEFAULT_KEY_PREFIX, key_prefix_problem
 
 
 class SettingsError(CitebotError, ValueError):
@@ -155,6 +156,15 @@ def _embeddings(raw: Any) -> str:
     return value
 
 
+def _key_prefix(raw: Any) -> str:
+    value = str(raw)
+    problem = key_prefix_problem(value)
+    if problem:
+        msg = f"REDIS_KEY_PREFIX={value!r} {problem}; set one such as citebot-staging: or unset it"
+        raise SettingsError(msg)
+    return value
+
+
 def secret(value: SecretStr | None) -> str | None:
     """The secret's text for the one call that needs it (a client's constructor)."""
     return None if value is None else value.get_secret_value()
@@ -196,6 +206,9 @@ class Settings(EdgeSettings):
     instead of 0.4 % (bench/pointer_checker.py, bench/README.md)."""
     redis_url: SecretStr | None = None
     """May carry a password (``redis://:pw@host``); like the keys, kept out of ``repr``."""
+    redis_key_prefix: Annotated[str, BeforeValidator(_key_prefix)] = DEFAULT_KEY_PREFIX
+    """Every Redis key the bot and the CLI write or read starts with it (:mod:`rag.storage.keys`):
+    two deployments, or a test suite, share one database without seeing each other's data."""
     cache_ttl_seconds: Annotated[
         int, number("CACHE_TTL_SECONDS", CACHE_TTL_SECONDS, minimum=1, whole=True)
     ] = CACHE_TTL_SECONDS

@@ -29,6 +29,7 @@ from bot.feishu.retry import API_ERRORS, ApiRetry, describe
 from bot.feishu.review_board import FeishuBoard
 from bot.feishu.server import EVENTS_PATH, FeishuEvents, Tasks, feishu_dedupe
 from bot.feishu.settings import FeishuSettings
+from bot.metrics.exposition import Metrics
 from bot.ports import Answerer
 from bot.review.desk import ReviewDesk
 from bot.review.state import ReviewState
@@ -36,8 +37,9 @@ from rag import GuardedRedis, ReviewedAnswers, ReviewRecord, ScopesFile
 
 logger = logging.getLogger(__name__)
 
-REVIEW_PREFIX = "citebot:feishu:review:"
-"""Feishu's open reviews apart from Slack's (each platform lists and decides its own)."""
+REVIEW_KEYS = "feishu:review:"
+"""After REDIS_KEY_PREFIX: Feishu's open reviews apart from Slack's (each platform lists and
+decides its own)."""
 
 
 class FeishuSlot:
@@ -73,7 +75,7 @@ def review_desk(
     return ReviewDesk(
         board=board,
         askers=board,
-        state=ReviewState(redis, prefix=REVIEW_PREFIX),
+        state=ReviewState(redis, prefix=None if redis is None else redis.key_prefix + REVIEW_KEYS),
         index=pipeline.index,
         reviewed=reviewed,
         reviewers=frozenset(config.reviewers) or None,
@@ -108,6 +110,18 @@ async def _long_connection(
     return link
 
 
+def _api(
+    session: aiohttp.ClientSession, config: FeishuSettings, retry: ApiRetry | None
+) -> FeishuApi:
+    return FeishuApi(
+        session,
+        base_url=config.api_url,
+        app_id=config.app_id,
+        app_secret=config.secret("app_secret"),
+        retry=retry,
+    )
+
+
 def add_feishu(
     app: web.Application,
     config: FeishuSettings,
@@ -119,9 +133,11 @@ def add_feishu(
     retry: ApiRetry | None = None,
     scopes: ScopesFile | None = None,
     on_decision: Callable[[ReviewRecord], None] | None = None,
+    metrics: Metrics | None = None,
 ) -> None:
     """``scopes``: SCOPES_FILE; chats and people as in Slack, FEISHU_REVIEW_CHAT trusted with
-    every scope. ``on_decision``: records each review decision for ``rag report``."""
+    every scope. ``on_decision``: records each review decision for ``rag report``;
+    ``metrics`` counts the questions and watches the review desk's queue."""
     audiences = Audiences(scopes, review_channel=config.review_chat)
     slot = FeishuSlot()
     app[FEISHU] = slot
@@ -134,20 +150,17 @@ def add_feishu(
     async def feishu(_: web.Application) -> AsyncIterator[None]:
         session = aiohttp.ClientSession()
         tasks = Tasks()
-        api = FeishuApi(
-            session,
-            base_url=config.api_url,
-            app_id=config.app_id,
-            app_secret=config.secret("app_secret"),
-            retry=retry,
-        )
+        api = _api(session, config, retry)
         desk = review_desk(
             config, api, redis=redis, reviewed=reviewed, pipeline=pipeline, on_decision=on_decision
         )
+        if metrics is not None and desk is not None:
+            metrics.watch_reviews(desk.pending)
+        watch = None if metrics is None else metrics.questions("feishu")
         events = FeishuEvents(
             gate=gate,
             api=api,
-            answering=Answering(pipeline, review=desk, log_questions=log_questions),
+            answering=Answering(pipeline, review=desk, log_questions=log_questions, watch=watch),
             dedupe=feishu_dedupe(redis),
             actions=Actions(pipeline.index, desk, spawn=tasks.spawn, audiences=audiences),
             tasks=tasks,

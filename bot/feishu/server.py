@@ -35,7 +35,7 @@ from bot.feishu.messages import question
 from bot.feishu.retry import API_ERRORS
 from bot.feishu.thread import FeishuThread
 from bot.ports import Origin, Reply, Unreachable
-from rag import detect_language
+from rag import GuardedRedis, detect_language
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +43,8 @@ EVENTS_PATH = "/feishu/events"
 MAX_BODY_BYTES = 1024 * 1024
 DEDUPE_TTL_SECONDS = 9 * 3600
 """Longer than Feishu's retries (about 7 hours), as the issue asks (at least 8)."""
-DEDUPE_PREFIX = "citebot:feishu:dedupe:"
+DEDUPE_KEYS = "feishu:dedupe:"
+"""After REDIS_KEY_PREFIX: Feishu's event ids apart from Slack's."""
 
 
 class Tasks:
@@ -175,5 +176,6 @@ def events_route(handler: Callable[[web.Request], Awaitable[web.Response]]) -> w
     return web.post(EVENTS_PATH, handler)
 
 
-def feishu_dedupe(redis: Any) -> Dedupe:
-    return Dedupe(redis, ttl_seconds=DEDUPE_TTL_SECONDS, prefix=DEDUPE_PREFIX)
+def feishu_dedupe(redis: GuardedRedis | None) -> Dedupe:
+    prefix = None if redis is None else redis.key_prefix + DEDUPE_KEYS
+    return Dedupe(redis, ttl_seconds=DEDUPE_TTL_SECONDS, prefix=prefix)

@@ -40,7 +40,8 @@ logger = logging.getLogger(__name__)
 DECISION_TTL_SECONDS = 30 * 86400
 MAX_LOCAL = 10_000
 """Decisions and "once" marks this process remembers (oldest forgotten first)."""
-DEFAULT_PREFIX = "citebot:review:"
+KEYS = "review:"
+"""Review state's part of the deployment's keys, after REDIS_KEY_PREFIX."""
 T = TypeVar("T")
 
 
@@ -51,13 +52,15 @@ class ReviewState:
         self,
         redis: GuardedRedis | None = None,
         *,
-        prefix: str = DEFAULT_PREFIX,
+        prefix: str | None = None,
         clock: Callable[[], float] = time.time,
         owns_client: bool = False,
     ) -> None:
+        """``prefix``: of every key; ``None``: the client's key prefix + :data:`KEYS`."""
         self._redis = redis
         self._owns_client = owns_client
-        self._prefix = prefix
+        base = "" if redis is None else redis.key_prefix
+        self._prefix = f"{base}{KEYS}" if prefix is None else prefix
         self._clock = clock
         self._decisions: dict[str, Decision] = {}
         self._open: dict[str, OpenReview] = {}

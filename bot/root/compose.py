@@ -69,11 +69,12 @@ def run(config: Config) -> int:
 
 def _announce(config: Config) -> None:
     settings, feishu = config.bot, config.feishu
+    port = settings.port
     if feishu is not None and feishu.mode == "ws":
-        logger.info("Feishu: long connection to %s (port %d)", feishu.api_url, settings.port)
+        logger.info("Feishu: long connection to %s (port %d)", feishu.api_url, port)
     elif feishu is not None:
-        logger.info("Feishu: POST /feishu/events on port %d (%s)", settings.port, feishu.api_url)
+        logger.info("Feishu: POST /feishu/events on port %d (%s)", port, feishu.api_url)
     if settings.mode == "http":
-        logger.info("HTTP mode: POST /slack/events and GET /healthz on port %d", settings.port)
+        logger.info("HTTP mode: POST /slack/events, GET /healthz and /metrics on port %d", port)
     elif settings.mode == "socket":
-        logger.info("Socket Mode: connecting to Slack; GET /healthz on port %d", settings.port)
+        logger.info("Socket Mode: connecting to Slack; GET /healthz and /metrics on port %d", port)

@@ -19,6 +19,10 @@ from rag import SettingsError
 
 def main() -> int:
     load_dotenv()
+    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR", "-").strip():
+        # .env.example's blank line means "unset", but prometheus-client reads the variable
+        # itself, at import: present and empty, it would write its files to the working folder.
+        del os.environ["PROMETHEUS_MULTIPROC_DIR"]
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )

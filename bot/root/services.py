@@ -1,6 +1,7 @@
 """What every platform shares, built once from the :class:`~bot.root.config.Config`.
 
-    Redis client (or None)  ->  reviewed answers  ->  answer pipeline  (+ question records)
+    metrics  ->  Redis client (or None)  ->  reviewed answers  ->  answer pipeline (observed)
+                                                                     (+ question records)
 
 One Redis client for the process, behind the one failure policy (:func:`redis_client`); the
 pipeline is ``rag.serve_pipeline``'s, which follows DOCS_DIR while the bot runs. The web app
@@ -12,12 +13,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from bot.metrics.exposition import Metrics
+from bot.metrics.observers import CoreMetrics
 from bot.ports import Answerer
 from bot.records import Background
 from bot.root.config import Config
+from bot.root.metering import index_view, open_metrics
 from rag import (
     CitebotError,
     GuardedRedis,
@@ -64,18 +68,23 @@ class IndexUnavailable(CitebotError):
     """The documents index could not be opened or built; the message says why."""
 
 
-PipelineFactory = Callable[[Config, GuardedRedis | None, ReviewedAnswers], ClosablePipeline]
+PipelineFactory = Callable[
+    [Config, GuardedRedis | None, ReviewedAnswers, CoreMetrics], ClosablePipeline
+]
+"""Builds the pipeline; :class:`CoreMetrics` hears the chat model's calls and the syncs."""
 RecordsFactory = Callable[[Config, GuardedRedis | None], Background | None]
 
 
-def redis_client(url: str | None) -> GuardedRedis | None:
+def redis_client(url: str | None, key_prefix: str) -> GuardedRedis | None:
     """The one Redis client of the process, behind the one failure policy (short timeouts,
     a breaker shared by the answer cache, dedupe, review state and reviewed answers, one
-    warning per outage). The answer cache bounds its own calls tighter (0.2 s)."""
+    warning per outage), every key under ``key_prefix`` (REDIS_KEY_PREFIX). The answer cache
+    bounds its own calls tighter (0.2 s)."""
     if url is None:
         return None
     return GuardedRedis.from_url(
         url,
+        key_prefix=key_prefix,
         connect_timeout_seconds=REDIS_TIMEOUT_SECONDS,
         socket_timeout_seconds=REDIS_TIMEOUT_SECONDS,
         timeout_seconds=REDIS_TIMEOUT_SECONDS,
@@ -87,7 +96,7 @@ def reviewed_answers(redis: GuardedRedis | None) -> ReviewedAnswers:
 
 
 def serving_pipeline(
-    config: Config, redis: GuardedRedis | None, reviewed: ReviewedAnswers
+    config: Config, redis: GuardedRedis | None, reviewed: ReviewedAnswers, observer: CoreMetrics
 ) -> ClosablePipeline:
     """The live pipeline over DOCS_DIR: on a folder whose vectors are missing it answers from
     the lexical index at once and embeds in the background (the console too, showing progress:
@@ -101,6 +110,7 @@ def serving_pipeline(
         scopes=None if config.scopes is None else config.scopes.catalog,
         sources=config.sources,
         progress=sys.stderr if config.console else None,
+        observer=observer,
     )
 
 
@@ -129,6 +139,8 @@ class Services:
     redis: GuardedRedis | None
     reviewed: ReviewedAnswers
     pipeline: ClosablePipeline
+    metrics: Metrics = field(default_factory=Metrics)
+    """:func:`open_services` makes them for what is served; this default counts none ahead."""
 
     async def aclose(self) -> None:
         await self.pipeline.aclose()
@@ -138,10 +150,13 @@ class Services:
 
 def open_services(config: Config, pipeline: PipelineFactory = serving_pipeline) -> Services:
     """Raises :class:`IndexUnavailable` when the documents cannot be indexed."""
-    redis = redis_client(secret(config.bot.rag.redis_url))
+    metrics = open_metrics(config)
+    rag = config.bot.rag
+    redis = redis_client(secret(rag.redis_url), rag.redis_key_prefix)
     reviewed = reviewed_answers(redis)
     try:
-        answerer = pipeline(config, redis, reviewed)
+        answerer = pipeline(config, redis, reviewed, metrics.core)
     except (SettingsError, OSError) as error:
         raise IndexUnavailable(str(error)) from error
-    return Services(redis=redis, reviewed=reviewed, pipeline=answerer)
+    metrics.watch_index(index_view(answerer))
+    return Services(redis=redis, reviewed=reviewed, pipeline=answerer, metrics=metrics)

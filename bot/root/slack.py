@@ -28,11 +28,14 @@ from bot.conversation import Conversations, FollowUpSwitch
 from bot.dedupe import Dedupe
 from bot.digest import WeekClaims, WeeklyDigest, weekly_report
 from bot.feedback import feedback_for
+from bot.metrics.exposition import Metrics
 from bot.ports import Answerer
+from bot.questionlog import QuestionWatch
 from bot.records import Background
 from bot.review.desk import ReviewDesk
 from bot.review.state import ReviewState
 from bot.root.config import Config
+from bot.root.metering import decisions
 from bot.root.services import Seams
 from bot.slack.app import build_app
 from bot.slack.client import web_client
@@ -81,21 +84,24 @@ def review_desk(
     reviewed: ReviewedAnswers,
     pipeline: Answerer,
     records: Background | None,
+    metrics: Metrics,
 ) -> ReviewDesk:
     channel = config.bot.review_channel
     if channel is None:
         msg = "REVIEW_CHANNEL is required for the review desk"
         raise SettingsError(msg)
     board = SlackReviewBoard(client, channel)
-    return ReviewDesk(
+    desk = ReviewDesk(
         board=board,
         askers=board,
         state=ReviewState(redis),
         index=pipeline.index,
         reviewed=reviewed,
         reviewers=frozenset(config.bot.reviewers) or None,
-        on_decision=None if records is None else records.review_writer(),
+        on_decision=decisions(metrics, records),
     )
+    metrics.watch_reviews(desk.pending)
+    return desk
 
 
 def slack_app(
@@ -108,9 +114,11 @@ def slack_app(
     with_review: bool,
     records: Background | None,
     follow_ups: Rewriter,
+    metrics: Metrics,
 ) -> AsyncApp:
     """The Bolt app with its listeners, the review desk's included (unless ``with_review``
-    is off, when an unverified draft is refused instead)."""
+    is off, when an unverified draft is refused instead); its questions and review decisions
+    counted in ``metrics``."""
     settings, scopes = config.bot, config.scopes
     groups = SlackUserGroups(client) if scopes is not None and scopes.usergroups else None
     audiences = Audiences(scopes, review_channel=settings.review_channel, groups=groups)
@@ -123,11 +131,13 @@ def slack_app(
             reviewed=reviewed,
             pipeline=pipeline,
             records=records,
+            metrics=metrics,
         )
     else:
         logger.warning("review desk off: unverified answers are refused")
+    watch = metrics.questions("slack")
     with _settings_only():
-        return _build(config, client, pipeline, redis, desk, audiences, follow_ups)
+        return _build(config, client, pipeline, redis, desk, audiences, follow_ups, watch)
 
 
 def _build(
@@ -138,6 +148,7 @@ def _build(
     desk: ReviewDesk | None,
     audiences: Audiences,
     follow_ups: Rewriter,
+    watch: QuestionWatch,
 ) -> AsyncApp:
     settings, scopes = config.bot, config.scopes
     return build_app(
@@ -155,6 +166,7 @@ def _build(
         feedback=feedback_for(
             settings.rag, redis=redis, answerer=pipeline, desk=desk, index=pipeline.index
         ),
+        watch=watch,
     )
 
 
@@ -168,6 +180,7 @@ def add_slack(
     seams: Seams,
     records: Background | None,
     follow_ups: Rewriter,
+    metrics: Metrics,
 ) -> None:
     """The Bolt app in ``app[BOLT]`` from startup on (the events route reads it there)."""
     settings = config.bot
@@ -192,6 +205,7 @@ def add_slack(
             with_review=seams.with_review,
             records=records,
             follow_ups=follow_ups,
+            metrics=metrics,
         )
         socket: AsyncSocketModeHandler | None = None
         if settings.mode == "socket":

@@ -1,7 +1,8 @@
 """The aiohttp app: every route the bot serves, and the order things open and close.
 
 routes   POST /slack/events (HTTP mode; bot/slack/server.py), POST /feishu/events (Feishu
-         http mode; bot/feishu/app.py), GET /healthz (bot/health.py)
+         http mode; bot/feishu/app.py), GET /healthz (bot/health.py) and GET /metrics
+         (bot/metrics/) in every mode, Socket Mode and Feishu's long connection included
 startup  shared: the pipeline starts following DOCS_DIR; then Slack (bot/root/slack.py)
          and Feishu (bot/feishu/app.py) build their clients and listeners
 cleanup  in reverse: the platforms close, then the follower, the pipeline (its question
@@ -19,9 +20,11 @@ from aiohttp import web
 
 from bot.feishu.app import add_feishu
 from bot.health import health_handler
+from bot.metrics.exposition import METRICS_PATH, Metrics, metrics_handler
 from bot.ports import SourceIndex
 from bot.records import RecordingAnswerer
 from bot.root.config import Config
+from bot.root.metering import decisions
 from bot.root.services import ClosablePipeline, Following, Seams, Services, rewriter
 from bot.root.slack import add_slack
 from bot.slack.server import HEALTH_PATH, add_events_route
@@ -58,6 +61,7 @@ def create_web_app(
         index=pipeline.index,
         redis=services.redis,
         sources=getattr(services.pipeline, "sources", None),
+        metrics=services.metrics,
     )
     app.cleanup_ctx.append(_shared(services, pipeline))  # first, so closed last
     if settings.bot_token is not None:
@@ -70,6 +74,7 @@ def create_web_app(
             seams=seams,
             records=records,
             follow_ups=rewriter(config, services.pipeline),
+            metrics=services.metrics,
         )
     if config.feishu is not None:
         add_feishu(
@@ -81,7 +86,8 @@ def create_web_app(
             log_questions=settings.rag.log_questions,
             retry=seams.feishu_retry,
             scopes=config.scopes,
-            on_decision=None if records is None else records.review_writer(),
+            on_decision=decisions(services.metrics, records),
+            metrics=services.metrics,
         )
     return app
 
@@ -93,6 +99,7 @@ def _routes(
     index: SourceIndex,
     redis: GuardedRedis | None,
     sources: Callable[[], list[dict[str, Any]]] | None,
+    metrics: Metrics,
 ) -> None:
     if config.bot.mode == "http":
         add_events_route(app)
@@ -106,6 +113,7 @@ def _routes(
         sources=sources,  # the wikis a live pipeline syncs (SOURCES_FILE)
     )
     app.router.add_get(HEALTH_PATH, health)
+    app.router.add_get(METRICS_PATH, metrics_handler(metrics))
 
 
 def _shared(

@@ -20,6 +20,7 @@ from bot.conversation import Conversations, FollowUpSwitch
 from bot.dedupe import Dedupe
 from bot.feedback import Feedback
 from bot.ports import Answerer, ReviewHooks
+from bot.questionlog import QuestionWatch
 from bot.slack.errors import apologise
 from bot.slack.listeners import assistant, questions, sources
 from bot.slack.listeners import feedback as feedback_listeners
@@ -40,6 +41,7 @@ def build_app(
     rewriter: Rewriter | None = None,
     follow_ups: FollowUpSwitch | None = None,
     feedback: Feedback | None = None,
+    watch: QuestionWatch | None = None,
 ) -> AsyncApp:
     """``signing_secret=None`` only for Socket Mode, where Slack does not sign requests.
 
@@ -47,7 +49,8 @@ def build_app(
     ``conversations``: what was asked earlier where (``None``: every question stands alone,
     no thread follow-ups); ``rewriter`` makes a follow-up standalone (rules by default);
     ``feedback`` keeps the 👍 / 👎 under answers and withdraws what two people vote down (in
-    this process, withdrawing nothing, when not given)."""
+    this process, withdrawing nothing, when not given); ``watch`` hears each question once
+    it is done (the metrics)."""
     app = AsyncApp(
         client=client,
         signing_secret=signing_secret or "",
@@ -61,6 +64,7 @@ def build_app(
         conversations=conversations,
         rewriter=rewriter,
         log_questions=log_questions,
+        watch=watch,
     )
     questions.register(
         app, answering=answering, dedupe=dedupe, audiences=audiences, follow_ups=follow_ups

@@ -1,11 +1,10 @@
 """The answer cache in Redis: shared by every bot process, never in the way when Redis is not.
 
-Keys under one prefix (default ``citebot:answer:``)::
+Keys under one prefix (REDIS_KEY_PREFIX + ``answer:``; by default ``citebot:answer:``)::
 
     {prefix}value:{key}   the result as versioned JSON (rag.cache.codec), PX = its TTL
-    {prefix}lock:{key}    who is computing it: a redis-py Lock (random token, PX =
-                          lock_seconds), renewed while the computation runs, released (if
-                          still ours) when it ends
+    {prefix}lock:{key}    who is computing it: a redis-py Lock (random token, PX = lock_seconds),
+                          renewed while the computation runs, released (if still ours) at its end
     {prefix}stats:hits | misses | shared   INCR counters for ``python -m rag cache stats``
 
 A hit is one round trip (a Lua GET that also counts the hit); a withdrawal, one GETDEL.
@@ -43,11 +42,12 @@ from rag.cache.answers import CachePolicy, CacheStats, Compute, served_from_cach
 from rag.cache.codec import CodecError, decode, encode
 from rag.cache.singleflight import SingleFlight
 from rag.results import Result
+from rag.storage.keys import DEFAULT_KEY_PREFIX
 from rag.storage.redis_guard import Breaker, GuardedRedis, RedisUnavailable
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_PREFIX = "citebot:answer:"
+KEYS = "answer:"  # the cache's part of the deployment's keys (rag.storage.keys)
 
 _GET_COUNTING_HITS = (
     "local value = redis.call('get', KEYS[1]) "
@@ -82,7 +82,7 @@ class RedisCache:
         redis: GuardedRedis | Redis,
         *,
         policy: CachePolicy | None = None,
-        prefix: str = DEFAULT_PREFIX,
+        prefix: str | None = None,
         timeout_seconds: float = 0.2,
         lock_seconds: float = 5.0,
         poll_seconds: float = 0.05,
@@ -96,16 +96,16 @@ class RedisCache:
         """``sleep``: a waiter's poll; ``heartbeat``: the wait between a held lock's renewals."""
         _positive(timeout_seconds=timeout_seconds, lock_seconds=lock_seconds)
         _positive(poll_seconds=poll_seconds, max_wait_seconds=max_wait_seconds)
-        if not prefix:
+        if prefix == "":
             msg = "prefix must not be empty: clear() deletes every key under it"
             raise ValueError(msg)
         self.policy = policy or CachePolicy()
-        self.prefix = prefix
         self.timeout_seconds = timeout_seconds
         self.lock_seconds = lock_seconds
         self.poll_seconds = poll_seconds
         self.max_wait_seconds = max_wait_seconds
         self.redis = redis if isinstance(redis, GuardedRedis) else GuardedRedis(redis)
+        self.prefix = f"{self.redis.key_prefix}{KEYS}" if prefix is None else prefix
         self._client = self.redis.client
         self._owns_client = owns_client
         self._clock = clock
@@ -124,12 +124,14 @@ class RedisCache:
         socket_timeout_seconds: float = 0.1,
         cooldown_seconds: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
+        key_prefix: str = DEFAULT_KEY_PREFIX,
         **options: Any,
     ) -> RedisCache:
-        """A cache with a client of its own over ``url`` (tools, tests, benchmarks); a bot
-        process passes its one shared client to the constructor instead."""
+        """A cache with a client of its own over ``url`` (tools, tests, benchmarks; its keys
+        under ``key_prefix``); a bot process passes its one shared client instead."""
         redis = GuardedRedis.from_url(
             url,
+            key_prefix=key_prefix,
             connect_timeout_seconds=connect_timeout_seconds,
             socket_timeout_seconds=socket_timeout_seconds,
             timeout_seconds=options.get("timeout_seconds", 0.2),

@@ -13,7 +13,7 @@ import json
 import sys
 
 from rag.cache.answers import CacheStats, CacheUnavailable
-from rag.cache.redis_backend import DEFAULT_PREFIX, RedisCache
+from rag.cache.redis_backend import KEYS, RedisCache
 from rag.settings import Settings, secret
 from rag.storage.redis_guard import GuardedRedis
 
@@ -32,8 +32,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     for action in (stats, actions.choices["clear"]):
         action.add_argument(
             "--prefix",
-            default=DEFAULT_PREFIX,
-            help=f"Redis key prefix of the cache (default {DEFAULT_PREFIX})",
+            help=f"Redis key prefix of the cache (default: REDIS_KEY_PREFIX + {KEYS})",
         )
     parser.set_defaults(func=run)
 
@@ -84,9 +83,11 @@ async def _clear(cache: RedisCache) -> str:
     return f"removed {removed} cached {noun} from Redis at {cache.location} (prefix {cache.prefix})"
 
 
-async def _run(args: argparse.Namespace, url: str) -> str:
+async def _run(args: argparse.Namespace, url: str, key_prefix: str) -> str:
     # An operator waits a little longer than a question's lookup would.
-    redis = GuardedRedis.from_url(url, connect_timeout_seconds=1.0, socket_timeout_seconds=5.0)
+    redis = GuardedRedis.from_url(
+        url, key_prefix=key_prefix, connect_timeout_seconds=1.0, socket_timeout_seconds=5.0
+    )
     cache = RedisCache(redis, prefix=args.prefix)
     try:
         if args.action == "stats":
@@ -102,7 +103,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(IN_PROCESS.format(what="show" if args.action == "stats" else "clear"))
         return 0
     try:
-        print(asyncio.run(_run(args, url)))
+        print(asyncio.run(_run(args, url, settings.redis_key_prefix)))
     except CacheUnavailable as error:
         print(f"citebot: {error}", file=sys.stderr)
         print("citebot: check REDIS_URL and that Redis is running", file=sys.stderr)

@@ -117,7 +117,7 @@ def _breaker_quiet(*, verbose: bool) -> Iterator[None]:
 async def _build(settings: Settings, url: str | None) -> Index:
     """The build under the bots' build lock, so a bot's scan and this command never embed the
     same change at once; with Redis also the deployment's shared vectors and the announcement."""
-    redis = None if url is None else await _reachable(url, settings.index_dir)
+    redis = None if url is None else await _reachable(url, settings)
     lock, _ = coordination(settings.index_dir, redis)
     try:
         await _take(lock)
@@ -130,10 +130,12 @@ async def _build(settings: Settings, url: str | None) -> Index:
             await redis.aclose()
 
 
-async def _reachable(url: str, index_dir: Path) -> GuardedRedis | None:
+async def _reachable(url: str, settings: Settings) -> GuardedRedis | None:
     """The client when Redis answers; else ``None`` and one line saying what that costs."""
+    index_dir = settings.index_dir
     redis = GuardedRedis.from_url(
         url,
+        key_prefix=settings.redis_key_prefix,
         connect_timeout_seconds=REDIS_SECONDS,
         socket_timeout_seconds=REDIS_SECONDS,
         timeout_seconds=REDIS_SECONDS,

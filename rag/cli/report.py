@@ -35,7 +35,7 @@ from rag.report.summary import build_report
 from rag.search.manifest import MANIFEST_FILE
 from rag.settings import Settings, secret
 from rag.storage import redis_guard
-from rag.storage.redis_guard import RedisUnavailable, describe
+from rag.storage.redis_guard import GuardedRedis, RedisUnavailable, describe
 from rag.sync.state import describe as sync_states
 
 REDIS_TIMEOUT_SECONDS = 5.0
@@ -90,11 +90,12 @@ async def _records(settings: Settings, since: float) -> Records:
     redis = None
     url = secret(settings.redis_url)
     if url is not None:
-        redis = Redis.from_url(
+        client = Redis.from_url(
             url,
             socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
             socket_timeout=REDIS_TIMEOUT_SECONDS,
         )
+        redis = GuardedRedis(client, key_prefix=settings.redis_key_prefix)
     store = record_store(settings.index_dir, redis, retention_days=settings.retention_days)
     # The report says what failed in its own one line; the guarded client's "continuing
     # without it" would be a second line, and wrong here: a report does not go on without it.

@@ -7,7 +7,8 @@ question's standalone form — its text only when RECORD_QUESTIONS allows (``tex
 its key (``hash``, the same key ``rag report``'s question records carry). A second click by
 the same person replaces their vote; a note stays with a 👎 until the vote changes.
 
-Layout in Redis (REDIS_URL set; shared by every process), under one prefix::
+Layout in Redis (REDIS_URL set; shared by every process), under one prefix (REDIS_KEY_PREFIX +
+``votes:``, so ``citebot:votes:``)::
 
     {prefix}answer:{answer}   hash person -> VoteRecord JSON; expires RETENTION_DAYS after
                               the last vote on the answer
@@ -35,7 +36,8 @@ from rag.storage.redis_guard import GuardedRedis, RedisUnavailable
 
 VOTE_FORMAT = 1
 DAY_SECONDS = 86400
-DEFAULT_PREFIX = "citebot:votes:"
+KEYS = "votes:"
+"""The votes' part of the deployment's keys, after REDIS_KEY_PREFIX (rag.storage.keys)."""
 MAX_ANSWERS = 100_000
 """Answers with votes kept at most (the oldest dropped first): votes stay bounded."""
 MAX_NOTE_CHARS = 1000
@@ -165,14 +167,14 @@ class RedisVotes:
         redis: Redis | GuardedRedis,
         *,
         retention_days: int = 30,
-        prefix: str = DEFAULT_PREFIX,
+        prefix: str | None = None,
         max_answers: int = MAX_ANSWERS,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.local = MemoryVotes(retention_days=retention_days, clock=clock)
         self.redis = redis if isinstance(redis, GuardedRedis) else GuardedRedis(redis)
-        self.prefix = prefix
-        self.where = f"Redis ({prefix}*)"
+        self.prefix = f"{self.redis.key_prefix}{KEYS}" if prefix is None else prefix
+        self.where = f"Redis ({self.prefix}*)"
         self._retention = retention_days * DAY_SECONDS
         self._max_answers = max_answers
         self._clock = clock

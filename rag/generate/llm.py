@@ -35,9 +35,11 @@ from rag.generate.retry import (
     EmptyReplyError,
     RetryPolicy,
     describe,
+    error_kind,
     is_transient,
     stop_before_deadline,
 )
+from rag.observer import UNOBSERVED, Observer
 
 logger = logging.getLogger(__name__)
 
@@ -102,10 +104,11 @@ def token_bound_field(base_url: str | None) -> str:
     return "max_completion_tokens" if official else "max_tokens"
 
 
-def _log_retry(max_attempts: int) -> Callable[[RetryCallState], None]:
+def _log_retry(max_attempts: int, observer: Observer) -> Callable[[RetryCallState], None]:
     def before_sleep(retry_state: RetryCallState) -> None:
         outcome = retry_state.outcome
         error = outcome.exception() if outcome is not None else None
+        observer.model_error(error_kind(error) if error is not None else "other", retried=True)
         logger.warning(
             "chat model call failed (%s), attempt %d of %d; retrying in %.2f s",
             describe(error) if error is not None else "unknown",
@@ -120,9 +123,17 @@ def _log_retry(max_attempts: int) -> Callable[[RetryCallState], None]:
 class Generator:
     """Calls the chat model once per question, retrying transient failures per the policy."""
 
-    def __init__(self, model: BaseChatModel, policy: RetryPolicy | None = None) -> None:
+    def __init__(
+        self,
+        model: BaseChatModel,
+        policy: RetryPolicy | None = None,
+        *,
+        observer: Observer = UNOBSERVED,
+    ) -> None:
         self.model = model
         self.policy = policy or RetryPolicy()
+        self.observer = observer
+        """Hears each call's outcome, each failed request and each retry (the bot's metrics)."""
         self.model_id = model_identity(model)
         self.quotes_sources = isinstance(model, ExtractiveChatModel)
         """The offline answerer quotes the sources as written, under a lead-in in the asker's
@@ -142,28 +153,38 @@ class Generator:
             wait=policy.wait(),
             retry=retry_if_exception(is_transient),
             sleep=policy.sleep,
-            before_sleep=_log_retry(policy.max_attempts),
+            before_sleep=_log_retry(policy.max_attempts, self.observer),
         )
         attempts = 0
         try:
             async for attempt in retrying:
                 attempts = attempt.retry_state.attempt_number
                 with attempt:
-                    return await self._call_once(messages, deadline - policy.clock())
+                    reply = await self._call_once(messages, deadline - policy.clock())
+                    self.observer.model_call("ok")
+                    return reply
         except RetryError as exhausted:
             last = exhausted.last_attempt.exception()
             reason = describe(last) if last is not None else "unknown"
+            self._failed(error_kind(last) if last is not None else "other")
             raise GenerationError(reason, retryable=True, attempts=attempts) from last
         except _DeadlineExceeded as error:
             msg = "deadline"
+            self._failed(msg)
             raise GenerationError(msg, retryable=True, attempts=attempts) from error
         except Exception as error:
+            self._failed(error_kind(error))
             raise GenerationError(
                 describe(error), retryable=is_transient(error), attempts=attempts
             ) from error
         # AsyncRetrying either returns from inside the loop or raises; never falls through.
         msg = "unreachable"
         raise AssertionError(msg)  # pragma: no cover
+
+    def _failed(self, kind: str) -> None:
+        """The last request failed (``kind``) and no other follows: the call failed."""
+        self.observer.model_error(kind, retried=False)
+        self.observer.model_call("failed")
 
     async def _call_once(self, messages: Sequence[BaseMessage], remaining: float) -> BaseMessage:
         # The per-call timeout lives in the client; this bounds the last attempt by what is

@@ -82,6 +82,24 @@ def describe(error: BaseException) -> str:
     return type(error).__name__
 
 
+def error_kind(error: BaseException) -> str:
+    """:func:`describe` folded into :data:`rag.observer.ERROR_KINDS`: a metric's label may
+    take only a few values, so every 4xx but 429 is ``http_4xx`` and every 5xx ``http_5xx``."""
+    import openai
+
+    if isinstance(error, openai.APIStatusError):
+        if error.status_code == 429:
+            return "http_429"
+        return "http_5xx" if error.status_code >= 500 else "http_4xx"
+    folded = {
+        "timeout": "timeout",
+        "connection error": "connection",
+        "empty reply": "empty_reply",
+        "malformed response": "malformed",
+    }
+    return folded.get(describe(error), "other")
+
+
 def parse_retry_after(value: str, *, now: datetime) -> float | None:
     """Seconds to wait from a ``Retry-After`` value: delay-seconds or an HTTP date."""
     value = value.strip()

@@ -29,7 +29,8 @@ from rag.storage.retained import DAY_SECONDS, RecordsFolder
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_PREFIX = "citebot:records:"
+KEYS = "records:"
+"""The records' part of the deployment's keys, after REDIS_KEY_PREFIX (rag.storage.keys)."""
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -68,7 +69,7 @@ class RedisRecords:
         redis: Redis | GuardedRedis,
         *,
         retention_days: int,
-        prefix: str = DEFAULT_PREFIX,
+        prefix: str | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         if retention_days < 1:
@@ -76,9 +77,9 @@ class RedisRecords:
             raise ValueError(msg)
         self._redis = redis if isinstance(redis, GuardedRedis) else GuardedRedis(redis)
         self._retention = retention_days * DAY_SECONDS
-        self._prefix = prefix
+        self._prefix = f"{self._redis.key_prefix}{KEYS}" if prefix is None else prefix
         self._clock = clock
-        self.where = f"Redis ({prefix}*)"
+        self.where = f"Redis ({self._prefix}*)"
 
     async def _add(self, kind: str, record: BaseModel) -> None:
         key = f"{self._prefix}{kind}"

@@ -31,6 +31,7 @@ from rag.questions import question_digest
 from rag.results import Answer, Hit, Provenance, answer_hash
 from rag.reviewed.records import FORMAT_VERSION, RejectionRecord, ReviewedRecord
 from rag.reviewed.stores import MemoryStore, RedisStore, Store
+from rag.storage.keys import DEFAULT_KEY_PREFIX
 from rag.storage.records import validation_error
 from rag.storage.redis_guard import GuardedRedis, RedisUnavailable
 
@@ -38,7 +39,8 @@ __all__ = ["MemoryStore", "RedisStore", "ReviewedAnswers", "Store", "question_di
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_PREFIX = "citebot:reviewed:"
+KEYS = "reviewed:"
+"""Reviewed answers' part of the deployment's keys, after REDIS_KEY_PREFIX (rag.storage.keys)."""
 
 
 class ChunkSource(Protocol):
@@ -94,7 +96,7 @@ class ReviewedAnswers:
         self,
         store: Store,
         *,
-        prefix: str = DEFAULT_PREFIX,
+        prefix: str = f"{DEFAULT_KEY_PREFIX}{KEYS}",
         ttl_seconds: int | None = None,
         rejection_ttl_seconds: int | None = 90 * 86400,
     ) -> None:
@@ -116,9 +118,11 @@ class ReviewedAnswers:
 
     @classmethod
     def over(cls, redis: GuardedRedis | None, **options: Any) -> ReviewedAnswers:
-        """Over the process's shared Redis (every process sees the same decisions), or in
-        this process's memory when there is none (REDIS_URL unset)."""
-        return cls(RedisStore(redis), **options) if redis else cls.in_memory(**options)
+        """Over the process's shared Redis (every process sees the same decisions; keys under
+        its key prefix), or in this process's memory when there is none (REDIS_URL unset)."""
+        if redis is None:
+            return cls.in_memory(**options)
+        return cls(RedisStore(redis), **{"prefix": f"{redis.key_prefix}{KEYS}", **options})
 
     def _answer_key(self, digest: str) -> str:
         return f"{self._prefix}answer:{digest}"

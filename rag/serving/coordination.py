@@ -8,14 +8,14 @@
   also ``python -m rag index``, writes last); with Redis also a key every process polls, so
   processes on other machines hear of it too.
 
-Who shares: every process on one Redis database. That database already is the deployment's
-(answer cache, reviews, question records and the weekly digest are shared through it), and it is
-what machines of one deployment have in common: their folders may sit at different paths, so a
-corpus named by its paths (as before) was never shared across them — while two deployments with
-the same container paths on one database collided. Two deployments on one Redis server use two
-databases (``redis://host:6379/0``, ``/1``). The vectors shared through Redis
-(:mod:`rag.serving.shared_vectors`) are keyed by passage content and embedder, so whatever is
-shared is right by construction.
+Who shares: every process on one Redis database under one REDIS_KEY_PREFIX. That is the
+deployment's place in Redis (answer cache, reviews, question records and the weekly digest are
+shared through it), and it is what machines of one deployment have in common: their folders may
+sit at different paths, so a corpus named by its paths (as before) was never shared across them
+— while two deployments with the same container paths on one database collided. Two deployments
+on one Redis server use two databases (``redis://host:6379/0``, ``/1``) or two key prefixes.
+The vectors shared through Redis (:mod:`rag.serving.shared_vectors`) are keyed by passage
+content and embedder, so whatever is shared is right by construction.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from rag.storage.redis_guard import GuardedRedis, RedisUnavailable
 logger = logging.getLogger(__name__)
 
 LOCK_SECONDS = 30.0
-PREFIX = "citebot:index:"
-"""Every key of the deployment's index in Redis starts so (lock, version, shared vectors)."""
+INDEX_KEYS = "index:"
+"""After REDIS_KEY_PREFIX, every key of the deployment's index (lock, version, shared vectors)."""
 COMMAND_SECONDS = 2.0
 """Bound of one lock or version command: background work, so roomier than the answer cache's."""
 
@@ -93,7 +93,7 @@ class RedisLock:
     ) -> None:
         self._redis = redis
         self._fallback = fallback
-        self.key = f"{PREFIX}build-lock"
+        self.key = f"{redis.key_prefix}{INDEX_KEYS}build-lock"
         self._ms = int(seconds * 1000)
         self._token = ""
         self._local = False
@@ -171,7 +171,7 @@ class ManifestAnnouncer:
 class RedisAnnouncer:
     def __init__(self, redis: GuardedRedis) -> None:
         self._redis = redis
-        self.key = f"{PREFIX}version"
+        self.key = f"{redis.key_prefix}{INDEX_KEYS}version"
 
     async def latest(self) -> str | None:
         """``None`` while Redis is unreachable: the manifest and the scan still work."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, TextIO
 from langchain_core.embeddings import Embeddings
 
 from rag.assemble import embeddings_from_settings, pipeline_around
+from rag.observer import UNOBSERVED, Observer
 from rag.reviewed.answers import ReviewedAnswers
 from rag.scopes.sets import ScopeCatalog
 from rag.search.build import load_or_build
@@ -70,12 +71,14 @@ def serve_pipeline(
     sources: SourcesFile | None = None,
     sync_retry: Retry | None = None,
     progress: TextIO | None = None,
+    observer: Observer = UNOBSERVED,
 ) -> LivePipeline:
     """``embeddings``: EMBEDDINGS' embedder unless given (a test counts what is embedded).
     ``full_index_first``: embed everything before returning (a caller that runs no follower,
     which would otherwise answer from the lexical index for good; the console runs one).
     ``sources``, ``sync_retry``: SOURCES_FILE and the sync's waits (:func:`_with_sync`).
-    ``progress``: where the first build says how far it is (:func:`_first_build`)."""
+    ``progress``: where the first build says how far it is (:func:`_first_build`).
+    ``observer``: hears the chat model's calls and each sync (:mod:`rag.observer`)."""
     if embeddings is FROM_SETTINGS:
         embeddings = embeddings_from_settings(settings)
     assert embeddings is None or isinstance(embeddings, Embeddings)
@@ -86,21 +89,13 @@ def serve_pipeline(
     known = fingerprint_or_none(settings.docs_dir)  # before the build: no change missed
     first = _first_build(settings, embeddings, build, progress) if not full_index_first else None
     built, missing, vectors = first or (build(), 0, 0)
-    pipeline = pipeline_around(built.index, settings, redis=redis, reviewed=reviewed, scopes=scopes)
+    pipeline = pipeline_around(
+        built.index, settings, redis=redis, reviewed=reviewed, scopes=scopes, observer=observer
+    )
     live = LivePipeline(pipeline, mode=built.mode, fixed_min_score=settings.min_score)
     backfill.live = live
     live.holder.progress(0, missing, vectors=vectors)
-    lock, announcers = coordination(settings.index_dir, redis)
-    refresher = Refresher(
-        live,
-        build,
-        docs_dir=settings.docs_dir,
-        refresh_seconds=settings.refresh_seconds,
-        lock=lock,
-        announcers=announcers,
-        known=known,
-        builds=builds,
-    )
+    refresher = _refresher(live, build, settings, redis, known, builds)
 
     async def follow() -> None:
         if sharing is not None:
@@ -115,9 +110,31 @@ def serve_pipeline(
             backfill.active = False
         await refresher.run()
 
-    live.follower = _with_sync(live, follow, settings, refresher, sources, sync_retry)
+    live.follower = _with_sync(live, follow, settings, refresher, sources, sync_retry, observer)
     live.builds = builds
     return live
+
+
+def _refresher(
+    live: LivePipeline,
+    build: Build,
+    settings: Settings,
+    redis: GuardedRedis | None,
+    known: str | None,
+    builds: BackgroundBuilds,
+) -> Refresher:
+    """Refreshes coordinated through Redis when there is one, else through INDEX_DIR."""
+    lock, announcers = coordination(settings.index_dir, redis)
+    return Refresher(
+        live,
+        build,
+        docs_dir=settings.docs_dir,
+        refresh_seconds=settings.refresh_seconds,
+        lock=lock,
+        announcers=announcers,
+        known=known,
+        builds=builds,
+    )
 
 
 def _with_sync(
@@ -127,6 +144,7 @@ def _with_sync(
     refresher: Refresher,
     sources: SourcesFile | None,
     retry: Retry | None,
+    observer: Observer,
 ) -> Callable[[], Awaitable[None]]:
     """``follow``, with SOURCES_FILE synced beside it every SYNC_SECONDS (when there is one and
     SYNC_SECONDS is not 0); a sync that wrote files wakes the refresher."""
@@ -141,6 +159,7 @@ def _with_sync(
         every_seconds=settings.sync_seconds,
         on_change=refresher.wake,
         retry=retry,
+        observer=observer,
     )
     live.sources = syncing.describe  # also with the sync off: what `rag sync` last did
     if settings.sync_seconds <= 0:

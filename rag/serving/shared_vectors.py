@@ -6,10 +6,10 @@ computed instead of embedding those passages again (:class:`SharedEmbeddings`, b
 cache), and after each full build publishes the vectors of its passages
 (:meth:`SharedVectors.publish`), so a process on another machine that rebuilds later reads them.
 
-In Redis (one database per deployment, see :mod:`rag.serving.coordination`):
+In Redis (one database and key prefix per deployment, see :mod:`rag.serving.coordination`):
 
-    citebot:index:vectors:<embedder>        hash: passage content hash -> float32 bytes
-    citebot:index:vectors:<embedder>:used   sorted set: content hash -> when a build last used it
+    {prefix}index:vectors:<embedder>        hash: passage content hash -> float32 bytes
+    {prefix}index:vectors:<embedder>:used   sorted set: content hash -> when a build last used it
 
 Vectors are the embedder's own float32 values, byte for byte (1.5 KB a passage for e5-small:
 15 MB for 10k passages), so a machine that reads them builds exactly the index the builder
@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rag.chunks import content_hash
-from rag.serving.coordination import PREFIX
+from rag.serving.coordination import INDEX_KEYS
 from rag.storage.redis_guard import GuardedRedis, RedisUnavailable
 
 logger = logging.getLogger(__name__)
@@ -100,7 +100,7 @@ class SharedVectors:
             raise ValueError(msg)
         self.redis = redis
         self.embedder = embedder
-        self.key = f"{PREFIX}vectors:{content_hash(embedder)}"
+        self.key = f"{redis.key_prefix}{INDEX_KEYS}vectors:{content_hash(embedder)}"
         self.used_key = f"{self.key}:used"
         self.keep_replaced_seconds = keep_replaced_seconds
         self.clock = clock

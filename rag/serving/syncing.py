@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from rag.observer import UNOBSERVED, Observer
 from rag.sync.http import Retry
 from rag.sync.sources_file import SourcesFile
 from rag.sync.state import describe
@@ -36,6 +37,7 @@ class Syncing:
         on_change: Callable[[], None],
         retry: Retry | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        observer: Observer = UNOBSERVED,
     ) -> None:
         self.sources = sources
         self.docs_dir = docs_dir
@@ -44,6 +46,8 @@ class Syncing:
         self.on_change = on_change
         self.retry = retry
         self.sleep = sleep
+        self.observer = observer
+        """Hears how each source's sync ended (the bot's metrics)."""
 
     async def run(self) -> None:
         while True:
@@ -65,6 +69,7 @@ class Syncing:
         for summary in summaries:
             log = logger.warning if summary.last.outcome != "ok" else logger.info
             log("sync %s", summary.line())
+            self.observer.synced(summary.source, summary.last.outcome, summary.last.seconds)
         changed = any(summary.changed_files for summary in summaries)
         if changed:
             self.on_change()

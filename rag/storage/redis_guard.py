@@ -23,6 +23,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from rag.errors import CitebotError
+from rag.storage.keys import DEFAULT_KEY_PREFIX, key_prefix_problem
 
 logger = logging.getLogger(__name__)
 
@@ -111,12 +112,15 @@ class GuardedRedis:
 
     ``await redis.run(lambda: redis.client.get(key))`` returns the reply or raises
     :class:`RedisUnavailable`; the caller decides what "without Redis" means for it.
+    ``key_prefix`` (REDIS_KEY_PREFIX) starts every key its users write or read
+    (:mod:`rag.storage.keys`): it travels with the client, so no store can miss it.
     """
 
     def __init__(
         self,
         client: Redis,
         *,
+        key_prefix: str = DEFAULT_KEY_PREFIX,
         timeout_seconds: float = 0.2,
         cooldown_seconds: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
@@ -124,7 +128,12 @@ class GuardedRedis:
         if not timeout_seconds > 0:
             msg = f"timeout_seconds ({timeout_seconds}) must be a positive number of seconds"
             raise ValueError(msg)
+        problem = key_prefix_problem(key_prefix)
+        if problem:
+            msg = f"key_prefix ({key_prefix!r}) {problem}"
+            raise ValueError(msg)
         self.client = client
+        self.key_prefix = key_prefix
         self.timeout_seconds = timeout_seconds
         self.location = redis_location(client)
         self.breaker = Breaker(

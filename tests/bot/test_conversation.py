@@ -7,6 +7,7 @@ from redis.asyncio import Redis
 from bot.conversation import Conversation, Conversations, FollowUpSwitch
 from rag import GuardedRedis
 from tests.fakes.clock import FakeClock
+from tests.redis_area import RedisArea
 
 THREAD = Conversation.thread("C1", "1.0001")
 DM = Conversation.recent("D1", window_seconds=600)
@@ -32,18 +33,16 @@ async def test_a_dm_top_level_is_one_conversation_only_within_its_window() -> No
     assert await memory.turns(DM) == ()
 
 
-async def test_processes_share_conversations_through_redis(redis_url: str) -> None:
-    one, other = Redis.from_url(redis_url), Redis.from_url(redis_url)
-    prefix = "test:conversation:"
+async def test_processes_share_conversations_through_redis(redis_area: RedisArea) -> None:
+    one, other = redis_area.guarded(), redis_area.guarded()
     try:
-        await one.delete(prefix + THREAD.key)
-        await Conversations(GuardedRedis(one), prefix=prefix, max_turns=2).add(THREAD, "q1")
-        await Conversations(GuardedRedis(one), prefix=prefix, max_turns=2).add(THREAD, "q2")
-        await Conversations(GuardedRedis(one), prefix=prefix, max_turns=2).add(THREAD, "q3")
-        assert await Conversations(GuardedRedis(other), prefix=prefix).turns(THREAD) == ("q2", "q3")
-        assert 0 < await one.ttl(prefix + THREAD.key) <= THREAD.ttl_seconds
+        await Conversations(one, max_turns=2).add(THREAD, "q1")
+        await Conversations(one, max_turns=2).add(THREAD, "q2")
+        await Conversations(one, max_turns=2).add(THREAD, "q3")
+        assert await Conversations(other).turns(THREAD) == ("q2", "q3")
+        key = f"{redis_area.prefix}conversation:{THREAD.key}"  # under REDIS_KEY_PREFIX
+        assert 0 < await one.client.ttl(key) <= THREAD.ttl_seconds
     finally:
-        await one.delete(prefix + THREAD.key)
         await one.aclose()
         await other.aclose()
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import uuid
 from collections.abc import AsyncIterator
 
 import pytest
@@ -15,31 +14,32 @@ from redis.backoff import NoBackoff
 from bot.dedupe import Dedupe, event_key, message_key
 from rag.storage.redis_guard import GuardedRedis
 from tests.fakes.clock import FakeClock
+from tests.redis_area import RedisArea
 
 
 @pytest.fixture
-async def redis(redis_url: str) -> AsyncIterator[Redis]:
-    client = Redis.from_url(redis_url)
+async def redis(redis_area: RedisArea) -> AsyncIterator[Redis]:
+    client = redis_area.client()
     yield client
     await client.aclose()
 
 
 @pytest.fixture
-def prefix() -> str:
-    return f"test:bot-dedupe:{uuid.uuid4().hex}:"
+def prefix(redis_area: RedisArea) -> str:
+    return f"{redis_area.prefix}dedupe:"
 
 
 @pytest.fixture
-async def shared(redis: Redis, prefix: str) -> AsyncIterator[tuple[Dedupe, Dedupe]]:
-    """Two processes' deduplicators over one Redis. Each call may take up to 5 s (the bot's
-    budget is 0.2 s): on a busy machine one slow reply opened the breaker, both sides fell
-    back to their own memory and both won, which is not what these tests are about."""
-    one = Dedupe(GuardedRedis(redis, timeout_seconds=5.0), prefix=prefix)
-    two = Dedupe(GuardedRedis(redis, timeout_seconds=5.0), prefix=prefix)
-    yield one, two
-    keys = [key async for key in redis.scan_iter(match=f"{prefix}*")]
-    if keys:
-        await redis.delete(*keys)
+def shared(redis: Redis, redis_area: RedisArea) -> tuple[Dedupe, Dedupe]:
+    """Two processes' deduplicators over one Redis (keys under the test's REDIS_KEY_PREFIX).
+    Each call may take up to 5 s (the bot's budget is 0.2 s): on a busy machine one slow
+    reply opened the breaker, both sides fell back to their own memory and both won, which
+    is not what these tests are about."""
+    one, two = (
+        Dedupe(GuardedRedis(redis, key_prefix=redis_area.prefix, timeout_seconds=5.0))
+        for _ in range(2)
+    )
+    return one, two
 
 
 def _unreachable_redis() -> Redis:
@@ -111,7 +111,6 @@ async def test_a_claim_made_through_redis_still_counts_when_redis_then_fails(
         assert not await dedupe.claim(event_key("Ev1"))
     finally:
         await dedupe.redis.aclose()
-        await redis.delete(f"{prefix}{event_key('Ev1')}")
 
 
 def test_invalid_ttl_is_rejected_with_the_value() -> None:

@@ -6,9 +6,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from redis.asyncio import Redis
 
-from bot.digest import PREFIX, WEEK_SECONDS, WeekClaims, WeeklyDigest, digest_text
+from bot.digest import WEEK_SECONDS, WeekClaims, WeeklyDigest, digest_text
 from bot.settings import BotSettings
 from rag import GuardedRedis, SettingsError
 from rag.report.records import question_key
@@ -16,20 +15,15 @@ from rag.report.summary import build_report
 from tests.fakes.clock import FakeClock
 from tests.rag.report.records_factory import NOW, asked
 from tests.rag.report.test_feedback import Vote
+from tests.redis_area import RedisArea
 
 
 @pytest.fixture
-async def redis(redis_url: str) -> AsyncIterator[GuardedRedis]:
-    client = Redis.from_url(redis_url)
-
-    async def clear() -> None:
-        keys = [key async for key in client.scan_iter(f"{PREFIX}*")]
-        if keys:
-            await client.delete(*keys)
-
-    await clear()
-    yield GuardedRedis(client)
-    await clear()
+async def redis(redis_area: RedisArea) -> AsyncIterator[GuardedRedis]:
+    """The digest's claims under the test's REDIS_KEY_PREFIX: shared by the test's processes
+    alone, and gone with the test."""
+    client = redis_area.guarded()
+    yield client
     await client.aclose()
 
 

@@ -12,6 +12,7 @@ from aiohttp import web
 
 from bot.feishu.server import EVENTS_PATH as FEISHU_EVENTS_PATH
 from bot.feishu.settings import FeishuSettings
+from bot.metrics.exposition import METRICS_PATH
 from bot.root.config import Config
 from bot.root.services import Seams, Services, redis_client, reviewed_answers, rewriter
 from bot.root.web import create_web_app
@@ -77,17 +78,17 @@ def test_socket_mode_serves_no_event_route_that_would_skip_signatures(
 ) -> None:
     settings = _settings(slack_api, app_token="xapp-1-test")
     app = _app(settings, index)
-    assert _paths(app) == {HEALTH_PATH}
+    assert _paths(app) == {HEALTH_PATH, METRICS_PATH}
 
 
-def test_http_mode_serves_events_and_health(slack_api: FakeSlackApi, index: Index) -> None:
+def test_http_mode_serves_events_health_and_metrics(slack_api: FakeSlackApi, index: Index) -> None:
     app = _app(_settings(slack_api), index)
-    assert _paths(app) == {EVENTS_PATH, HEALTH_PATH}
+    assert _paths(app) == {EVENTS_PATH, HEALTH_PATH, METRICS_PATH}
 
 
 @pytest.fixture
 async def served(
-    slack_api: FakeSlackApi, index: Index, redis_url: str
+    slack_api: FakeSlackApi, index: Index, redis_url: str, redis_prefix: str
 ) -> AsyncIterator[tuple[str, list[str]]]:
     """The HTTP app over a real Redis, and a second one over a Redis nobody answers."""
     runners, urls = [], []
@@ -95,7 +96,7 @@ async def served(
         sock.bind(("127.0.0.1", 0))
         dead = f"redis://127.0.0.1:{sock.getsockname()[1]}/0"
     for url in (redis_url, dead):
-        redis = redis_client(url)
+        redis = redis_client(url, redis_prefix)
         app = _app(_settings(slack_api), index, redis=redis, with_review=False)
         runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await runner.setup()
@@ -130,20 +131,20 @@ def _feishu() -> FeishuSettings:
     )
 
 
-def test_feishu_alone_serves_its_events_and_health(index: Index) -> None:
+def test_feishu_alone_serves_its_events_health_and_metrics(index: Index) -> None:
     app = _app(BotSettings(rag=Settings()), index, feishu=_feishu())
-    assert _paths(app) == {FEISHU_EVENTS_PATH, HEALTH_PATH}
+    assert _paths(app) == {FEISHU_EVENTS_PATH, HEALTH_PATH, METRICS_PATH}
 
 
 def test_slack_and_feishu_share_one_app(slack_api: FakeSlackApi, index: Index) -> None:
     app = _app(_settings(slack_api), index, feishu=_feishu())
-    assert _paths(app) == {EVENTS_PATH, FEISHU_EVENTS_PATH, HEALTH_PATH}
+    assert _paths(app) == {EVENTS_PATH, FEISHU_EVENTS_PATH, HEALTH_PATH, METRICS_PATH}
 
 
 def test_feishu_long_connection_serves_no_event_route(index: Index) -> None:
     settings = FeishuSettings(app_id="cli_citebottest00001", app_secret="s", mode="ws")
     app = _app(BotSettings(rag=Settings()), index, feishu=settings)
-    assert _paths(app) == {HEALTH_PATH}
+    assert _paths(app) == {HEALTH_PATH, METRICS_PATH}
 
 
 def test_follow_ups_are_rewritten_by_the_configured_model_of_the_live_pipeline(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bot.settings import BotSettings
@@ -65,3 +67,15 @@ def test_repr_never_shows_secrets() -> None:
     text = repr(BotSettings.from_env(SLACK))
     assert "xoxb" not in text
     assert "s3cr3t" not in text
+
+
+def test_the_metrics_folder_of_several_processes_must_be_a_writable_folder(
+    tmp_path: Path,
+) -> None:
+    assert BotSettings.from_env({}).metrics_dir is None  # one process: its own metrics
+    assert BotSettings.from_env({"PROMETHEUS_MULTIPROC_DIR": " "}).metrics_dir is None
+    shared = BotSettings.from_env({"PROMETHEUS_MULTIPROC_DIR": str(tmp_path)})
+    assert shared.metrics_dir == tmp_path
+    missing = tmp_path / "missing"
+    with pytest.raises(SettingsError, match=r"PROMETHEUS_MULTIPROC_DIR=.*not a writable folder"):
+        BotSettings.from_env({"PROMETHEUS_MULTIPROC_DIR": str(missing)})

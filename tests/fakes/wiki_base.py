@@ -77,6 +77,10 @@ class FakeService:
     def fail(self, endpoint: str, *, status: int = 500, code: int = 0, times: int = 1) -> None:
         self._faults.setdefault(endpoint, []).append(Fault(times, status, code))
 
+    def heal(self) -> None:
+        """Forget every scripted fault not yet served: the wiki answers again."""
+        self._faults.clear()
+
     def calls_to(self, endpoint: str) -> list[Call]:
         return [call for call in self.calls if call.endpoint == endpoint]
 

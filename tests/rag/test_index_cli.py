@@ -8,7 +8,7 @@ import asyncio
 import re
 import shutil
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -18,12 +18,12 @@ from redis.asyncio import Redis
 from rag.cli import index as index_cli
 from rag.search.build import load_or_build
 from rag.search.embeddings import HashingEmbeddings
-from rag.serving.coordination import PREFIX, BuildLock, FileLock, coordination
+from rag.serving.coordination import INDEX_KEYS, BuildLock, FileLock, coordination
 from rag.settings import Settings
 from rag.storage.redis_guard import GuardedRedis
+from tests.redis_area import RedisArea
 
 T = TypeVar("T")
-LOCK_KEY = f"{PREFIX}build-lock"
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 PROGRESS = re.compile(r"(reading|splitting|counting terms|embedding): [\d,]+ of ")
 
@@ -38,45 +38,36 @@ class Counting(HashingEmbeddings):
         return super().embed_documents(texts)
 
 
-def clear(url: str) -> None:
-    async def run() -> None:
-        client = Redis.from_url(url)
-        keys = [key async for key in client.scan_iter(f"{PREFIX}*")]
-        if keys:
-            await client.delete(*keys)
-        await client.aclose()
-
-    asyncio.run(run())
+def lock_key(area: RedisArea) -> str:
+    return f"{area.prefix}{INDEX_KEYS}build-lock"
 
 
-@pytest.fixture
-def index_keys_cleared(redis_url: str) -> Iterator[str]:
-    clear(redis_url)
-    yield redis_url
-    clear(redis_url)
-
-
-def settings_of(machine: Path, redis_url: str | None) -> Settings:
+def settings_of(machine: Path, redis: RedisArea | str | None) -> Settings:
+    """``redis``: the test's place in Redis (REDIS_URL and REDIS_KEY_PREFIX), or a URL alone."""
     env = {"DOCS_DIR": str(machine / "docs"), "INDEX_DIR": str(machine / "index")}
-    return Settings.from_env(env | ({} if redis_url is None else {"REDIS_URL": redis_url}))
+    if isinstance(redis, RedisArea):
+        env |= redis.env
+    elif redis is not None:
+        env["REDIS_URL"] = redis
+    return Settings.from_env(env)
 
 
-def rag_index(machine: Path, redis_url: str | None, embedder: Counting) -> int:
-    settings = settings_of(machine, redis_url)
+def rag_index(machine: Path, redis: RedisArea | str | None, embedder: Counting) -> int:
+    settings = settings_of(machine, redis)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(index_cli, "embeddings_from_settings", lambda _: embedder)
         return index_cli.run(argparse.Namespace(docs=None), settings)
 
 
 def test_the_second_machine_reads_every_vector_and_says_so(
-    tmp_path: Path, index_keys_cleared: str, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, redis_area: RedisArea, capsys: pytest.CaptureFixture[str]
 ) -> None:
     for name in ("a", "b"):
         shutil.copytree(DOCS, tmp_path / name / "docs")
     first, second = Counting(), Counting()
 
-    assert rag_index(tmp_path / "a", index_keys_cleared, first) == 0
-    assert rag_index(tmp_path / "b", index_keys_cleared, second) == 0
+    assert rag_index(tmp_path / "a", redis_area, first) == 0
+    assert rag_index(tmp_path / "b", redis_area, second) == 0
 
     assert first.embedded > 0
     assert second.embedded == 0
@@ -133,16 +124,16 @@ def on_redis(url: str, command: Callable[[Redis], Awaitable[T]]) -> T:
 @pytest.mark.parametrize("with_redis", [True, False], ids=["redis lock", "file lock"])
 def test_the_command_waits_for_a_running_bots_build_then_reuses_its_vectors(
     tmp_path: Path,
-    index_keys_cleared: str,
+    redis_area: RedisArea,
     with_redis: bool,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     shutil.copytree(DOCS, tmp_path / "a" / "docs")
-    url = index_keys_cleared if with_redis else None
+    redis = redis_area if with_redis else None
     bots = FileLock(tmp_path / "a" / "index")  # a bot on this machine, building
     if with_redis:
-        on_redis(index_keys_cleared, lambda r: r.set(LOCK_KEY, "a-bot", px=30_000))
+        on_redis(redis_area.url, lambda r: r.set(lock_key(redis_area), "a-bot", px=30_000))
     else:
         assert asyncio.run(bots.acquire())
     refused = threading.Event()
@@ -155,7 +146,7 @@ def test_the_command_waits_for_a_running_bots_build_then_reuses_its_vectors(
     monkeypatch.setattr(index_cli, "LOCK_POLL_SECONDS", 0.01)
     embedder, bots_embedder, result = Counting(), Counting(), []
     command = threading.Thread(
-        target=lambda: result.append(rag_index(tmp_path / "a", url, embedder))
+        target=lambda: result.append(rag_index(tmp_path / "a", redis, embedder))
     )
     command.start()
     try:
@@ -164,7 +155,7 @@ def test_the_command_waits_for_a_running_bots_build_then_reuses_its_vectors(
         load_or_build(tmp_path / "a" / "docs", tmp_path / "a" / "index", embeddings=bots_embedder)
     finally:  # the bot's build is done
         if with_redis:
-            on_redis(index_keys_cleared, lambda r: r.delete(LOCK_KEY))
+            on_redis(redis_area.url, lambda r: r.delete(lock_key(redis_area)))
         else:
             asyncio.run(bots.release())
     command.join(30)
@@ -175,11 +166,11 @@ def test_the_command_waits_for_a_running_bots_build_then_reuses_its_vectors(
     assert "citebot: waiting for a running bot's build to finish…" in capsys.readouterr().err
     assert asyncio.run(bots.acquire()), "the command left the lock held"
     asyncio.run(bots.release())
-    assert on_redis(index_keys_cleared, lambda r: r.exists(LOCK_KEY)) == 0
+    assert on_redis(redis_area.url, lambda r: r.exists(lock_key(redis_area))) == 0
 
 
 def test_an_interrupted_command_frees_the_build_lock(
-    tmp_path: Path, index_keys_cleared: str, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, redis_area: RedisArea, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Ctrl-C cancels the command's task (``asyncio.run``); the bots must not then wait for
     the lock to expire, nor for the batch being embedded (it stays stuck until the end)."""
@@ -194,17 +185,17 @@ def test_an_interrupted_command_frees_the_build_lock(
 
     embedder = Blocking()
     monkeypatch.setattr(index_cli, "embeddings_from_settings", lambda _: embedder)
-    settings = settings_of(tmp_path / "a", index_keys_cleared)
+    settings = settings_of(tmp_path / "a", redis_area)
 
     async def interrupted() -> tuple[int, int]:
-        command = asyncio.create_task(index_cli._build(settings, index_keys_cleared))
+        command = asyncio.create_task(index_cli._build(settings, redis_area.url))
         assert await asyncio.to_thread(embedding.wait, 10)
-        client = Redis.from_url(index_keys_cleared)
-        during = await client.exists(LOCK_KEY)
+        client = redis_area.client()
+        during = await client.exists(lock_key(redis_area))
         command.cancel()
         with pytest.raises(asyncio.CancelledError):
             await command
-        after = await client.exists(LOCK_KEY)
+        after = await client.exists(lock_key(redis_area))
         await client.aclose()
         return during, after
 

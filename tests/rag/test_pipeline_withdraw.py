@@ -3,13 +3,11 @@ the in-process cache and with Redis."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import datetime
 
 import pytest
-from redis.asyncio import Redis
 
 from rag.cache.answers import AnswerCache, MemoryCache
 from rag.cache.redis_backend import RedisCache
@@ -18,10 +16,11 @@ from rag.pipeline import Pipeline, Withdrawal
 from rag.progress import Stage
 from rag.questions import question_digest
 from rag.results import Answer, Refusal, Unverified, answer_hash
-from rag.reviewed.answers import MemoryStore, RedisStore, ReviewedAnswers, sources_of
+from rag.reviewed.answers import MemoryStore, ReviewedAnswers, sources_of
 from rag.search.index import Index
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.rag.test_pipeline import IN_KB, index, make_pipeline, threshold
+from tests.redis_area import RedisArea
 
 __all__ = ["index", "threshold"]  # the module fixtures, shared with test_pipeline
 
@@ -31,20 +30,14 @@ AT = "2026-12-03T09:30:00+00:00"
 
 @pytest.fixture(params=["memory", "redis"])
 async def stores(
-    request: pytest.FixtureRequest, redis_url: str
+    request: pytest.FixtureRequest, redis_area: RedisArea
 ) -> AsyncIterator[tuple[AnswerCache, ReviewedAnswers]]:
     if request.param == "memory":
         yield MemoryCache(), ReviewedAnswers(MemoryStore())
         return
-    prefix = f"test:withdraw:{uuid.uuid4().hex}:"
-    client = Redis.from_url(redis_url)
-    cache = RedisCache(client, prefix=f"{prefix}answer:")
-    reviewed = ReviewedAnswers(RedisStore(client), prefix=f"{prefix}reviewed:")
-    yield cache, reviewed
-    keys = [key async for key in client.scan_iter(match=f"{prefix}*")]
-    if keys:
-        await client.delete(*keys)
-    await client.aclose()
+    redis = redis_area.guarded()  # the process's one client, as the bot has it
+    yield RedisCache(redis), ReviewedAnswers.over(redis)
+    await redis.aclose()
 
 
 def _pipeline(

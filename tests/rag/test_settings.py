@@ -15,7 +15,7 @@ def test_nothing_set_gives_the_documented_defaults() -> None:
     assert (settings.top_k, settings.min_score, settings.embeddings) == (5, None, "e5")
     assert (settings.cache_ttl_seconds, settings.refusal_ttl_seconds) == (86400, 3600)
     assert (settings.llm_max_attempts, settings.llm_deadline_seconds) == (4, 90.0)
-    assert settings.redis_url is None
+    assert (settings.redis_url, settings.redis_key_prefix) == (None, "citebot:")
     assert settings.chat_model_mode == "extractive"
 
 
@@ -29,11 +29,14 @@ def test_values_are_read_and_blank_means_default() -> None:
             "LOG_QUESTIONS": "Yes",
             "LLM_BASE_URL": "http://127.0.0.1:9/v1",
             "LLM_MODEL": "qwen",
+            "REDIS_KEY_PREFIX": " citebot-staging: ",
             "UNRELATED": "ignored",
         }
     )
     assert (settings.top_k, settings.docs_dir, settings.embeddings) == (7, Path("docs"), "none")
     assert (settings.min_score, settings.log_questions) == (-0.5, True)
+    assert settings.redis_key_prefix == "citebot-staging:"
+    assert Settings.from_env({"REDIS_KEY_PREFIX": ""}).redis_key_prefix == "citebot:"
     assert settings.chat_model_mode == "openai-compatible:qwen"
 
 
@@ -57,6 +60,11 @@ def test_building_settings_directly_never_reads_the_environment(
         ({"EMBEDDINGS": "bert"}, "EMBEDDINGS='bert' is not known; use e5 (default), none or"),
         ({"LLM_API_KEY": "sk-1"}, "LLM_MODEL is required when LLM_BASE_URL or LLM_API_KEY"),
         ({"EMBEDDINGS": "openai"}, "EMBEDDINGS_MODEL is required when EMBEDDINGS=openai"),
+        (
+            {"REDIS_KEY_PREFIX": "citebot staging:"},
+            "REDIS_KEY_PREFIX='citebot staging:' must not contain spaces or control characters; "
+            "set one such as citebot-staging: or unset it",
+        ),
     ],
 )
 def test_a_bad_value_is_one_line_naming_it(env: dict[str, str], message: str) -> None:

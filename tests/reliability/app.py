@@ -31,6 +31,7 @@ from rag.search.index import Index
 from rag.settings import Settings
 from tests.fakes.handled import Handled
 from tests.fakes.slack_api import FakeSlackApi
+from tests.redis_area import fresh_prefix
 from tests.scenarios.harness import bot_env, compose, counting, threshold
 
 BOT_TOKEN = "xoxb-4711-reliability-BOTTOKENSECRET"
@@ -103,7 +104,8 @@ async def serve(
     min_score: float | None = None,
     attempts: int = 2,
 ) -> AsyncIterator[Bot]:
-    """The app as ``python -m bot`` composes it; ``redis_url`` may carry a password.
+    """The app as ``python -m bot`` composes it; ``redis_url`` (a Redis of the test's own) may
+    carry a password, and every key goes under a key prefix of the test's own.
 
     The gate defaults to the scenario harness's, derived from the index (between its in-KB and
     out-of-KB sample questions)."""
@@ -116,12 +118,15 @@ async def serve(
         REVIEWERS=REVIEWER,
         REVIEW_CHANNEL=REVIEW_CHANNEL,
     )
+    key_prefix = fresh_prefix()
     if redis_url is not None:
-        env["REDIS_URL"] = redis_url
+        env |= {"REDIS_URL": redis_url, "REDIS_KEY_PREFIX": key_prefix}
 
     def pipeline(settings: Settings, reviewed: ReviewedAnswers) -> Pipeline:
         cache: AnswerCache = (
-            MemoryCache() if redis_url is None else RedisCache.from_url(redis_url, prefix="rel:")
+            MemoryCache()
+            if redis_url is None
+            else RedisCache.from_url(redis_url, key_prefix=key_prefix)
         )
         return Pipeline(
             index=index,

@@ -26,10 +26,12 @@ def problems(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
 
 
 async def test_a_dead_redis_is_one_warning_for_the_digest_and_the_records(
-    own_redis: OwnRedis, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    own_redis: OwnRedis, tmp_path: Path, caplog: pytest.LogCaptureFixture, redis_prefix: str
 ) -> None:
     clock = FakeClock(NOW)
-    redis = GuardedRedis.from_url(own_redis.url, cooldown_seconds=5.0, clock=clock)
+    redis = GuardedRedis.from_url(
+        own_redis.url, key_prefix=redis_prefix, cooldown_seconds=5.0, clock=clock
+    )
     records = Background(record_store(tmp_path, redis, retention_days=30))
     votes = vote_store(redis, retention_days=30)
     posted: list[str] = []

@@ -27,17 +27,17 @@ OTHER_TWIN = (event_key("Ev2"), message_key("C1", "1.0001"))
 
 
 @pytest.fixture
-async def dead_redis() -> AsyncIterator[GuardedRedis]:
+async def dead_redis(redis_prefix: str) -> AsyncIterator[GuardedRedis]:
     """The production client configuration aimed at a port nobody listens on."""
-    client = redis_client(f"redis://127.0.0.1:{free_port()}/0")
+    client = redis_client(f"redis://127.0.0.1:{free_port()}/0", redis_prefix)
     assert client is not None
     yield client
     await client.aclose()
 
 
 @pytest.fixture
-async def live_redis(own_redis: OwnRedis) -> AsyncIterator[GuardedRedis]:
-    client = redis_client(own_redis.url)
+async def live_redis(own_redis: OwnRedis, redis_prefix: str) -> AsyncIterator[GuardedRedis]:
+    client = redis_client(own_redis.url, redis_prefix)
     assert client is not None
     yield client
     await client.aclose()
@@ -87,14 +87,14 @@ async def test_dedupe_uses_redis_again_once_it_is_back(
     own_redis: OwnRedis, live_redis: GuardedRedis
 ) -> None:
     clock = FakeClock(0.0)
-    shared = GuardedRedis(live_redis.client, clock=clock)
-    dedupe = Dedupe(shared, prefix="rel:dedupe:")
+    shared = GuardedRedis(live_redis.client, key_prefix=live_redis.key_prefix, clock=clock)
+    dedupe = Dedupe(shared)
     own_redis.kill()
     assert await dedupe.claim(event_key("Ev4"), message_key("C1", "1.0004"))
     own_redis.start()
     clock.advance(shared.breaker.cooldown_seconds)  # the breaker lets one call probe Redis again
     assert await dedupe.claim(event_key("Ev5"), message_key("C1", "1.0005"))
-    other_process = Dedupe(live_redis, prefix="rel:dedupe:")
+    other_process = Dedupe(live_redis)
     assert not await other_process.claim(event_key("Ev5"), message_key("C1", "1.0005"))
     assert dedupe.fallbacks == 1
 
@@ -106,7 +106,7 @@ def decision(reviewer: str) -> Decision:
 async def test_two_approvals_racing_while_redis_is_down_apply_once(
     dead_redis: GuardedRedis,
 ) -> None:
-    state = ReviewState(dead_redis, prefix="rel:review:")
+    state = ReviewState(dead_redis)
     outcomes = await asyncio.gather(
         state.claim("r1", decision("UALICE")), state.claim("r1", decision("UBOB"))
     )
@@ -118,7 +118,7 @@ async def test_two_approvals_racing_while_redis_is_down_apply_once(
 async def test_a_decision_made_before_redis_died_still_wins_while_it_is_down(
     own_redis: OwnRedis, live_redis: GuardedRedis
 ) -> None:
-    state = ReviewState(live_redis, prefix="rel:review:")
+    state = ReviewState(live_redis)
     assert await state.claim("r2", decision("UALICE")) is None
     own_redis.kill()
     earlier = await state.claim("r2", decision("UBOB"))
@@ -128,7 +128,7 @@ async def test_a_decision_made_before_redis_died_still_wins_while_it_is_down(
 async def test_the_review_guard_loser_learns_the_winner_from_redis(
     live_redis: GuardedRedis,
 ) -> None:
-    one, two = (ReviewState(live_redis, prefix="rel:review:") for _ in range(2))
+    one, two = (ReviewState(live_redis) for _ in range(2))
     assert await one.claim("r3", decision("UALICE")) is None
     earlier = await two.claim("r3", decision("UBOB"))
     assert earlier == decision("UALICE")

@@ -3,8 +3,8 @@
 :func:`start_feishu` composes the app from an environment as ``python -m bot`` does
 (:func:`tests.scenarios.harness.compose`, Feishu on and Slack off) on a free 127.0.0.1 port,
 pointed at a :class:`~tests.fakes.feishu_api.FakeFeishuApi` through FEISHU_API_URL, over the
-sample docs/ pipeline of the Slack scenarios, with a Redis of the test's own for dedupe, review
-state and reviewed answers. The Open
+sample docs/ pipeline of the Slack scenarios, with the test's place in the suite's Redis for
+dedupe, review state and reviewed answers. The Open
 API client's waits are recorded instead of slept. :class:`FeishuBot` asks questions as people
 would (a message stored in the fake, then its event posted) and clicks card buttons.
 """
@@ -24,6 +24,7 @@ from bot.records import Background
 from rag.search.index import Index
 from tests.fakes.feishu_api import APP_ID, APP_SECRET, FakeFeishuApi, Message
 from tests.fakes.feishu_events import ENCRYPT_KEY, VERIFICATION_TOKEN, Delivery, FeishuEvents
+from tests.redis_area import RedisArea
 from tests.scenarios.harness import compose, hashing_pipeline
 
 GROUP = "oc_general0001"
@@ -122,7 +123,7 @@ async def start_feishu(
     feishu: FakeFeishuApi,
     *,
     index: Index,
-    redis_url: str,
+    redis: RedisArea,
     model: BaseChatModel | None = None,
     min_score: float | None = None,
     review_chat: str | None = REVIEW_CHAT,
@@ -132,8 +133,8 @@ async def start_feishu(
     records: Background | None = None,
 ) -> AsyncIterator[FeishuBot]:
     """The app composed from the environment as ``python -m bot`` does (Feishu on, Slack off),
-    over ``redis_url`` — a Redis of the test's own: the app uses its default key names."""
-    env = feishu_env(feishu, REDIS_URL=redis_url, FEISHU_MODE=mode)
+    over ``redis`` — the test's place in the suite's Redis (its URL and key prefix)."""
+    env = feishu_env(feishu, **redis.env, FEISHU_MODE=mode)
     if review_chat is not None:
         env["FEISHU_REVIEW_CHAT"] = review_chat
     if reviewers:

@@ -297,7 +297,8 @@ async def compose(
         if pipeline is not None:
             factory = pipeline
             seams = replace(
-                seams, pipeline=lambda config, _, reviewed: factory(config.bot.rag, reviewed)
+                seams,
+                pipeline=lambda config, _redis, reviewed, _core: factory(config.bot.rag, reviewed),
             )
         if records is not None:
             seams = replace(seams, records=lambda *_: records)

@@ -1,10 +1,11 @@
 """The real app with its review desk over signed HTTP, for the review scenarios.
 
 ``ReviewBot`` composes the app from an environment as ``python -m bot`` does
-(:func:`tests.scenarios.harness.compose`: review desk, dedupe and reviewed answers over a
-redis-server of the test's own), with a small index and a scripted chat model as its pipeline,
-serves it on a free port, and sends Slack-shaped, signed requests: mentions, button clicks built
-from the message the fake Slack API stores, modal submissions built from the view it opened.
+(:func:`tests.scenarios.harness.compose`: review desk, dedupe and reviewed answers over the
+suite's Redis, under the test's own key prefix), with a small index and a scripted chat model
+as its pipeline, serves it on a free port, and sends Slack-shaped, signed requests: mentions,
+button clicks built from the message the fake Slack API stores, modal submissions built from the
+view it opened.
 ``restart()`` throws the app away and composes a new one over the same Redis and the same Slack,
 as a deploy would.
 """
@@ -19,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from redis.asyncio import Redis
 from slack_sdk.signature import SignatureVerifier
 
 from rag.cache.answers import MemoryCache
@@ -33,6 +33,7 @@ from rag.search.embeddings import HashingEmbeddings
 from rag.settings import Settings
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.slack_api import BOT_USER_ID, TEAM_ID, FakeSlackApi, Message
+from tests.redis_area import RedisArea
 from tests.scenarios.harness import Served, bot_env, compose
 
 SECRET = "review-scenario-signing-secret"
@@ -79,8 +80,8 @@ async def _no_sleep(_: float) -> None:
 @dataclass
 class ReviewBot:
     slack: FakeSlackApi
-    redis_url: str
-    """A redis-server of the test's own: the app uses the key names ``python -m bot`` uses."""
+    redis: RedisArea
+    """The test's place in the suite's Redis: the app's keys go under its prefix."""
     model: ScriptedChatModel
     reviewers: frozenset[str] | None = frozenset({REVIEWER, OTHER_REVIEWER})
     url: str = ""
@@ -92,7 +93,7 @@ class ReviewBot:
             self.slack,
             SLACK_SIGNING_SECRET=SECRET,
             REVIEW_CHANNEL=REVIEW_CHANNEL,
-            REDIS_URL=self.redis_url,
+            **self.redis.env,
         )
         if self.reviewers:
             env["REVIEWERS"] = ",".join(sorted(self.reviewers))
@@ -129,10 +130,8 @@ class ReviewBot:
         await self._served.handled.idle()
 
     async def flush_redis(self) -> None:
-        """Empty the test's own Redis, as if it had been replaced."""
-        client = Redis.from_url(self.redis_url)
-        await client.flushdb()
-        await client.aclose()
+        """Empty the app's keys in Redis, as if Redis had been replaced."""
+        self.redis.clear()
 
     # -- requests as Slack sends them -------------------------------------------------------
 

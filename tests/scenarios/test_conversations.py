@@ -15,6 +15,7 @@ from bot.texts import STATUS, WORKING
 from rag.search.index import Index
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.slack_api import BOT_ID, BOT_USER_ID, FakeSlackApi
+from tests.redis_area import RedisArea
 from tests.scenarios.harness import (
     ALICE,
     CHANNEL,
@@ -142,10 +143,10 @@ async def test_a_dm_follow_up_is_read_in_the_context_of_the_recent_exchange(
 
 
 async def test_conversations_are_shared_by_processes_through_redis(
-    slack_api: FakeSlackApi, e5_env: dict[str, str], own_redis_url: str
+    slack_api: FakeSlackApi, e5_env: dict[str, str], redis_area: RedisArea
 ) -> None:
     first = mention(FIRST)
-    env = bot_env(slack_api, REDIS_URL=own_redis_url, **e5_env)
+    env = bot_env(slack_api, **redis_area.env, **e5_env)
     async with compose(env) as one, compose(env) as other:
         await _asked(RunningBot(one.url, one.http, one.handled), first)
         await _asked(

@@ -9,13 +9,13 @@ import json
 import logging
 
 import pytest
-from redis.asyncio import Redis
 
 from bot.slack.review_replies import VOTES_SEEN
 from bot.texts import CACHED, FEEDBACK_THANKS, UNVERIFIED
 from rag.messages import WITHDRAWN
 from rag.search.index import Index
 from tests.fakes.slack_api import FakeSlackApi, Message
+from tests.redis_area import RedisArea
 from tests.scenarios.feedback_harness import (
     BOB,
     CAROL,
@@ -42,10 +42,11 @@ NOTE = "费用写错了，应该问的是商务级。"
 REVIEWER = "U0REVIEWER"
 
 
-async def _stored(url: str, answer: str) -> dict[str, dict[str, object]]:
-    redis = Redis.from_url(url)
+async def _stored(area: RedisArea, answer: str) -> dict[str, dict[str, object]]:
+    """The votes on ``answer`` where the bot keeps them: under its REDIS_KEY_PREFIX."""
+    redis = area.client()
     try:
-        raw = await redis.hgetall(f"citebot:votes:answer:{answer}")
+        raw = await redis.hgetall(f"{area.prefix}votes:answer:{answer}")
     finally:
         await redis.aclose()
     return {user.decode(): json.loads(value) for user, value in raw.items()}
@@ -54,10 +55,10 @@ async def _stored(url: str, answer: str) -> dict[str, dict[str, object]]:
 async def test_a_feedback_click_is_acknowledged_and_recorded_once_per_person(
     slack_api: FakeSlackApi,
     e5_env: dict[str, str],
-    own_redis_url: str,
+    redis_area: RedisArea,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    env = bot_env(slack_api, REDIS_URL=own_redis_url, RECORD_QUESTIONS="false", **e5_env)
+    env = bot_env(slack_api, **redis_area.env, RECORD_QUESTIONS="false", **e5_env)
     async with compose(env) as served:
         bot = RunningBot(served.url, served.http, served.handled)
         answer = await ask(bot, slack_api, FEE)
@@ -69,7 +70,7 @@ async def test_a_feedback_click_is_acknowledged_and_recorded_once_per_person(
         (BOB, FEEDBACK_THANKS["down"]["zh"]),
         (ALICE, FEEDBACK_THANKS["down"]["zh"]),
     ]
-    stored = await _stored(own_redis_url, f"{CHANNEL}:{answer.ts}")
+    stored = await _stored(redis_area, f"{CHANNEL}:{answer.ts}")
     assert {user: record["verdict"] for user, record in stored.items()} == {
         ALICE: "down",
         BOB: "down",
@@ -90,9 +91,9 @@ async def test_a_feedback_click_is_acknowledged_and_recorded_once_per_person(
 
 
 async def test_one_person_clicking_down_twice_counts_once_and_withdraws_nothing(
-    slack_api: FakeSlackApi, e5_env: dict[str, str], own_redis_url: str
+    slack_api: FakeSlackApi, e5_env: dict[str, str], redis_area: RedisArea
 ) -> None:
-    env = bot_env(slack_api, REDIS_URL=own_redis_url, **e5_env)
+    env = bot_env(slack_api, **redis_area.env, **e5_env)
     async with compose(env) as served:
         bot = RunningBot(served.url, served.http, served.handled)
         answer = await ask(bot, slack_api, FEE)
@@ -101,15 +102,15 @@ async def test_one_person_clicking_down_twice_counts_once_and_withdraws_nothing(
         again = await ask(bot, slack_api, FEE)
     assert not slack_api.in_channel(REVIEW_CHANNEL)
     assert CACHED["zh"].split(" ·")[0] in shown(again)  # still served from the cache
-    stored = await _stored(own_redis_url, f"{CHANNEL}:{answer.ts}")
+    stored = await _stored(redis_area, f"{CHANNEL}:{answer.ts}")
     assert list(stored) == [BOB]
     assert stored[BOB]["text"] == FEE  # RECORD_QUESTIONS defaults to on
 
 
 async def test_two_people_s_down_votes_withdraw_a_cached_answer_and_post_one_gap_card(
-    slack_api: FakeSlackApi, e5_env: dict[str, str], own_redis_url: str
+    slack_api: FakeSlackApi, e5_env: dict[str, str], redis_area: RedisArea
 ) -> None:
-    env = bot_env(slack_api, REDIS_URL=own_redis_url, **e5_env)
+    env = bot_env(slack_api, **redis_area.env, **e5_env)
     async with compose(env) as first, compose(env) as second:
         one = RunningBot(first.url, first.http, first.handled)
         two = RunningBot(second.url, second.http, second.handled)
@@ -144,9 +145,9 @@ async def test_two_people_s_down_votes_withdraw_a_cached_answer_and_post_one_gap
 
 
 async def test_a_note_after_the_card_is_shown_on_it(
-    slack_api: FakeSlackApi, e5_env: dict[str, str], own_redis_url: str
+    slack_api: FakeSlackApi, e5_env: dict[str, str], redis_area: RedisArea
 ) -> None:
-    env = bot_env(slack_api, REDIS_URL=own_redis_url, **e5_env)
+    env = bot_env(slack_api, **redis_area.env, **e5_env)
     async with compose(env) as served:
         bot = RunningBot(served.url, served.http, served.handled)
         answer = await ask(bot, slack_api, FEE)
@@ -159,7 +160,7 @@ async def test_a_note_after_the_card_is_shown_on_it(
     [card] = slack_api.in_channel(REVIEW_CHANNEL)
     assert card.edits == 1
     assert NOTE in shown(card)
-    stored = await _stored(own_redis_url, f"{CHANNEL}:{answer.ts}")
+    stored = await _stored(redis_area, f"{CHANNEL}:{answer.ts}")
     assert stored[DAVE]["note"] == NOTE
     assert stored[BOB]["note"] == ""
 
@@ -208,11 +209,11 @@ def _card_button(card: Message, action_id: str) -> dict[str, object]:
 
 
 async def test_two_down_votes_withdraw_the_answer_to_a_question_too_long_for_a_button(
-    slack_api: FakeSlackApi, e5_env: dict[str, str], own_redis_url: str
+    slack_api: FakeSlackApi, e5_env: dict[str, str], redis_area: RedisArea
 ) -> None:
     """The buttons carry such a question shortened; its digest finds the cached answer."""
     long_question = FEE * 200
-    env = bot_env(slack_api, REDIS_URL=own_redis_url, **e5_env)
+    env = bot_env(slack_api, **redis_area.env, **e5_env)
     async with compose(env) as served:
         bot = RunningBot(served.url, served.http, served.handled)
         await ask(bot, slack_api, long_question, within=LONG_QUESTION_SECONDS)

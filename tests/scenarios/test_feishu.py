@@ -11,6 +11,7 @@ import pytest
 from rag.search.index import Index
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.feishu_api import FakeFeishuApi
+from tests.redis_area import RedisArea
 from tests.scenarios.feishu_harness import (
     ALICE,
     GROUP,
@@ -36,9 +37,9 @@ async def feishu() -> AsyncIterator[FakeFeishuApi]:
 
 @pytest.fixture
 async def bot(
-    feishu: FakeFeishuApi, docs_index: Index, own_redis_url: str
+    feishu: FakeFeishuApi, docs_index: Index, redis_area: RedisArea
 ) -> AsyncIterator[FeishuBot]:
-    async with start_feishu(feishu, index=docs_index, redis_url=own_redis_url) as running:
+    async with start_feishu(feishu, index=docs_index, redis=redis_area) as running:
         yield running
 
 
@@ -146,11 +147,11 @@ async def test_a_revoked_token_is_refreshed_and_the_answer_arrives(
 
 
 async def test_an_unverified_answer_is_delivered_once_after_a_reviewers_approval(
-    feishu: FakeFeishuApi, own_redis_url: str
+    feishu: FakeFeishuApi, redis_area: RedisArea
 ) -> None:
     model = ScriptedChatModel(replies=[INVENTED])
     async with start_feishu(
-        feishu, index=INDEX, redis_url=own_redis_url, model=model, min_score=THRESHOLD
+        feishu, index=INDEX, redis=redis_area, model=model, min_score=THRESHOLD
     ) as bot:
         question, _ = await bot.ask_group(LEVELS_QUESTION)
         [note] = await bot.replies(question)
@@ -187,13 +188,13 @@ async def test_an_unverified_answer_is_delivered_once_after_a_reviewers_approval
 
 
 async def test_two_reviewers_clicking_together_apply_one_decision(
-    feishu: FakeFeishuApi, own_redis_url: str
+    feishu: FakeFeishuApi, redis_area: RedisArea
 ) -> None:
     second = "ou_reviewer002"
     feishu.chat_members[REVIEW_CHAT] = [REVIEWER, second]
     model = ScriptedChatModel(replies=[INVENTED])
     async with start_feishu(
-        feishu, index=INDEX, redis_url=own_redis_url, model=model, min_score=THRESHOLD
+        feishu, index=INDEX, redis=redis_area, model=model, min_score=THRESHOLD
     ) as bot:
         question, _ = await bot.ask_group(LEVELS_QUESTION)
         await bot.replies(question)

@@ -13,6 +13,7 @@ from bot.texts import NOT_ENABLED_HERE, SOURCE_NOT_HERE
 from rag.search.index import Index
 from tests.fakes.feishu_api import FakeFeishuApi, Message
 from tests.fakes.feishu_events import Delivery
+from tests.redis_area import RedisArea
 from tests.scenarios.feishu_harness import (
     ALICE,
     GROUP,
@@ -52,10 +53,10 @@ def shown(messages: list[Message]) -> str:
 
 
 async def test_an_unlisted_group_gets_a_short_reply_and_no_answer(
-    feishu: FakeFeishuApi, docs_index: Index, redis_url: str, tmp_path: Path
+    feishu: FakeFeishuApi, docs_index: Index, redis_area: RedisArea, tmp_path: Path
 ) -> None:
     scopes = scopes_file(tmp_path, group_listed=False)
-    async with start_feishu(feishu, index=docs_index, redis_url=redis_url, scopes=scopes) as bot:
+    async with start_feishu(feishu, index=docs_index, redis=redis_area, scopes=scopes) as bot:
         question, _ = await bot.ask_group(LEAVE)
         [note] = await bot.replies(question)
     assert NOT_ENABLED_HERE["en"] in note.text
@@ -63,10 +64,10 @@ async def test_an_unlisted_group_gets_a_short_reply_and_no_answer(
 
 
 async def test_the_hr_persons_p2p_chat_gets_hr_and_the_public_group_does_not(
-    feishu: FakeFeishuApi, docs_index: Index, redis_url: str, tmp_path: Path
+    feishu: FakeFeishuApi, docs_index: Index, redis_area: RedisArea, tmp_path: Path
 ) -> None:
     scopes = scopes_file(tmp_path, group_listed=True)
-    async with start_feishu(feishu, index=docs_index, redis_url=redis_url, scopes=scopes) as bot:
+    async with start_feishu(feishu, index=docs_index, redis=redis_area, scopes=scopes) as bot:
         private, _ = await bot.ask_p2p(LEAVE)
         [in_p2p] = await bot.replies(private)
         public, _ = await bot.ask_group(LEAVE)

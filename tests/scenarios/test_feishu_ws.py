@@ -11,6 +11,7 @@ import pytest
 
 from rag.search.index import Index
 from tests.fakes.feishu_api import FakeFeishuApi
+from tests.redis_area import RedisArea
 from tests.scenarios.feishu_harness import DM, FeishuBot, buttons, start_feishu, value_of
 from tests.scenarios.harness import IN_KB_EN
 
@@ -23,11 +24,9 @@ async def feishu() -> AsyncIterator[FakeFeishuApi]:
 
 @pytest.fixture
 async def bot(
-    feishu: FakeFeishuApi, docs_index: Index, own_redis_url: str
+    feishu: FakeFeishuApi, docs_index: Index, redis_area: RedisArea
 ) -> AsyncIterator[FeishuBot]:
-    async with start_feishu(
-        feishu, index=docs_index, redis_url=own_redis_url, mode="ws"
-    ) as running:
+    async with start_feishu(feishu, index=docs_index, redis=redis_area, mode="ws") as running:
         yield running
 
 

@@ -30,6 +30,7 @@ from tests.fakes.feishu_events import FeishuEvents
 from tests.fakes.openai_fixture import openai_server
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.fakes.slack_api import FakeSlackApi
+from tests.redis_area import RedisArea
 from tests.scenarios.feishu_harness import REVIEW_CHAT, REVIEWER, FeishuBot, feishu_env
 from tests.scenarios.harness import (
     CHANNEL,
@@ -148,7 +149,7 @@ async def test_with_a_model_a_draft_that_fails_the_check_reaches_the_review_chan
 
 
 async def test_on_feishu_a_question_asked_at_once_with_a_model_reaches_the_review_group(
-    tmp_path: Path, openai_server: FakeOpenAIServer, own_redis_url: str
+    tmp_path: Path, openai_server: FakeOpenAIServer, redis_area: RedisArea
 ) -> None:
     openai_server.script(Reply("口语课一共有六个级别，每级 12 课时[1]。"))
     docs = tmp_path / "docs"
@@ -161,7 +162,7 @@ async def test_on_feishu_a_question_asked_at_once_with_a_model_reaches_the_revie
             INDEX_DIR=str(tmp_path / "index"),
             EMBEDDINGS="e5",
             REFRESH_SECONDS="0",
-            REDIS_URL=own_redis_url,
+            **redis_area.env,
             FEISHU_REVIEW_CHAT=REVIEW_CHAT,
             LLM_BASE_URL=openai_server.base_url,
             LLM_API_KEY=openai_server.api_key,

@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -26,11 +26,11 @@ from redis.asyncio import Redis
 from rag import serve_pipeline
 from rag.reviewed.answers import ReviewedAnswers
 from rag.search.embeddings import HashingEmbeddings
-from rag.serving.coordination import PREFIX
 from rag.serving.refresh import index_builder
 from rag.settings import Settings, secret
-from rag.storage.redis_guard import guarded
+from rag.storage.redis_guard import GuardedRedis
 from tests.fakes.slack_api import FakeSlackApi
+from tests.redis_area import RedisArea
 from tests.scenarios.harness import (
     CHANNEL,
     DOCS,
@@ -86,7 +86,9 @@ async def fresh_bot(
     """The composed bot over a live pipeline; yields it and its /healthz URL."""
     settings = Settings.from_env(variables)
     url = secret(settings.redis_url)
-    redis = None if url is None else guarded(Redis.from_url(url))
+    redis = None
+    if url is not None:
+        redis = GuardedRedis(Redis.from_url(url), key_prefix=settings.redis_key_prefix)
     extra = {} if embeddings is None else {"embeddings": embeddings}
 
     def pipeline(settings: Settings, reviewed: ReviewedAnswers) -> Any:
@@ -196,30 +198,12 @@ async def test_an_edit_with_no_command_is_answered_after_the_next_scan(
         assert time.monotonic() - edited < 1 + SERVED_WITHIN
 
 
-@pytest.fixture
-def shared_redis(redis_url: str) -> Iterator[str]:
-    """The test Redis without any index keys (lock, version, vectors: one deployment's)."""
-
-    async def clear() -> None:
-        client = Redis.from_url(redis_url)
-        keys = [k async for k in client.scan_iter(f"{PREFIX}*")]
-        if keys:
-            await client.delete(*keys)
-        await client.aclose()
-
-    asyncio.run(clear())
-    yield redis_url
-    asyncio.run(clear())
-
-
 async def test_two_processes_on_one_redis_embed_a_change_once_and_both_serve_it(
-    slack_api: FakeSlackApi, folders: tuple[Path, Path], shared_redis: str
+    slack_api: FakeSlackApi, folders: tuple[Path, Path], redis_area: RedisArea
 ) -> None:
     docs, index = folders
     index_builder(docs, index, embeddings=HashingEmbeddings(), min_score=None)()  # deployed
-    variables = env(
-        slack_api, docs, index, REDIS_URL=shared_redis, REFRESH_SECONDS="1", MIN_SCORE="-1"
-    )
+    variables = env(slack_api, docs, index, **redis_area.env, REFRESH_SECONDS="1", MIN_SCORE="-1")
     first, second = CountingEmbeddings(), CountingEmbeddings()
     async with (
         fresh_bot(variables, first) as (bot_a, health_a),

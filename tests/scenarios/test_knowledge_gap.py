@@ -11,6 +11,7 @@ import pytest
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.slack_api import FakeSlackApi, Message
 from tests.fakes.slack_fixture import slack_api
+from tests.redis_area import RedisArea
 from tests.scenarios.review_harness import (
     ASK_CHANNEL,
     ASKER,
@@ -29,8 +30,8 @@ ANSWER = "健身房在 B1，工作日 7:00–22:00 开放。"
 
 
 @pytest.fixture
-async def bot(slack_api: FakeSlackApi, own_redis_url: str) -> AsyncIterator[ReviewBot]:
-    running = ReviewBot(slack_api, own_redis_url, ScriptedChatModel(replies=["[1]"]))
+async def bot(slack_api: FakeSlackApi, redis_area: RedisArea) -> AsyncIterator[ReviewBot]:
+    running = ReviewBot(slack_api, redis_area, ScriptedChatModel(replies=["[1]"]))
     await running.start()
     yield running
     await running.close()

@@ -17,6 +17,7 @@ from rag.search.index import Index
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.feishu_api import FakeFeishuApi
 from tests.fakes.slack_api import FakeSlackApi
+from tests.redis_area import RedisArea
 from tests.scenarios.feishu_harness import REVIEW_CHAT, REVIEWER, buttons, start_feishu, value_of
 from tests.scenarios.harness import IN_KB, OUT_OF_KB, envelope, mention, start_bot
 from tests.scenarios.review_harness import IN_KB as LEVELS_QUESTION
@@ -81,7 +82,7 @@ async def test_greetings_and_thanks_get_a_courteous_line_and_are_not_unanswered(
 
 
 async def test_a_feishu_review_decision_is_in_the_report_beside_slacks(
-    own_redis_url: str,
+    redis_area: RedisArea,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -94,7 +95,7 @@ async def test_a_feishu_review_decision_is_in_the_report_beside_slacks(
         async with start_feishu(
             feishu,
             index=INDEX,
-            redis_url=own_redis_url,
+            redis=redis_area,
             model=ScriptedChatModel(replies=[INVENTED]),
             min_score=THRESHOLD,
             records=records,

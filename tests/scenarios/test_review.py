@@ -16,6 +16,7 @@ import pytest
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.slack_api import FakeSlackApi, Message
 from tests.fakes.slack_fixture import slack_api
+from tests.redis_area import RedisArea
 from tests.scenarios.review_harness import (
     ASK_CHANNEL,
     ASKER,
@@ -38,12 +39,12 @@ MakeBot = Callable[..., Coroutine[Any, Any, ReviewBot]]
 
 
 @pytest.fixture
-async def make_bot(slack_api: FakeSlackApi, own_redis_url: str) -> AsyncIterator[MakeBot]:
+async def make_bot(slack_api: FakeSlackApi, redis_area: RedisArea) -> AsyncIterator[MakeBot]:
     bots: list[ReviewBot] = []
 
     async def make(**options: Any) -> ReviewBot:
         model = options.pop("model", None) or ScriptedChatModel(replies=[INVENTED])
-        bot = ReviewBot(slack_api, own_redis_url, model, **options)
+        bot = ReviewBot(slack_api, redis_area, model, **options)
         await bot.start()
         bots.append(bot)
         return bot

@@ -13,16 +13,15 @@ import shutil
 from pathlib import Path
 
 import pytest
-from redis.asyncio import Redis
 
 from rag.ingest.loaders import load_folder
 from rag.ingest.splitter import Splitter
 from rag.search.embeddings import HashingEmbeddings
 from rag.serving.refresh import index_builder
 from rag.serving.shared_vectors import SharedVectors
-from rag.storage.redis_guard import guarded
 from tests.fakes.redis_server import OwnRedis
 from tests.fakes.slack_api import FakeSlackApi
+from tests.redis_area import RedisArea
 from tests.scenarios.harness import DOCS, RunningBot
 from tests.scenarios.test_freshness import (
     PRICE,
@@ -60,9 +59,9 @@ def passages(docs: Path) -> set[str]:
     return {chunk.vector_key for doc in loaded for chunk in Splitter().split(doc)}
 
 
-def variables(slack: FakeSlackApi, machine: Machine, redis_url: str) -> dict[str, str]:
+def variables(slack: FakeSlackApi, machine: Machine, redis: RedisArea) -> dict[str, str]:
     docs, index = machine
-    return env(slack, docs, index, REDIS_URL=redis_url, REFRESH_SECONDS="1", MIN_SCORE="-1")
+    return env(slack, docs, index, **redis.env, REFRESH_SECONDS="1", MIN_SCORE="-1")
 
 
 async def served(bot: RunningBot, health: str) -> str:
@@ -72,15 +71,15 @@ async def served(bot: RunningBot, health: str) -> str:
 
 
 async def test_two_machines_embed_a_change_once_and_both_serve_it(
-    slack_api: FakeSlackApi, machines: tuple[Machine, Machine], own_redis_url: str
+    slack_api: FakeSlackApi, machines: tuple[Machine, Machine], redis_area: RedisArea
 ) -> None:
     for machine in machines:
         deployed(machine)
     before = passages(machines[0][0])
     first, second = CountingEmbeddings(), CountingEmbeddings()
     async with (
-        fresh_bot(variables(slack_api, machines[0], own_redis_url), first) as (bot_a, health_a),
-        fresh_bot(variables(slack_api, machines[1], own_redis_url), second) as (bot_b, health_b),
+        fresh_bot(variables(slack_api, machines[0], redis_area), first) as (bot_a, health_a),
+        fresh_bot(variables(slack_api, machines[1], redis_area), second) as (bot_b, health_b),
     ):
         assert first.embedded == second.embedded == 0  # each loaded its own INDEX_DIR
         old = await served(bot_a, health_a)
@@ -101,15 +100,15 @@ async def test_two_machines_embed_a_change_once_and_both_serve_it(
 
 
 async def test_a_machine_joining_later_reads_every_vector_instead_of_embedding(
-    slack_api: FakeSlackApi, machines: tuple[Machine, Machine], own_redis_url: str
+    slack_api: FakeSlackApi, machines: tuple[Machine, Machine], redis_area: RedisArea
 ) -> None:
     deployed(machines[0])
     first, joining = CountingEmbeddings(), CountingEmbeddings()
-    async with fresh_bot(variables(slack_api, machines[0], own_redis_url), first):
+    async with fresh_bot(variables(slack_api, machines[0], redis_area), first):
         # Built before it served (no change since): it shares its vectors once it runs.
         corpus = len(passages(machines[0][0]))
-        client = Redis.from_url(own_redis_url)
-        key = SharedVectors(guarded(client), HashingEmbeddings().identity).key
+        client = redis_area.client()
+        key = SharedVectors(redis_area.guarded(), HashingEmbeddings().identity).key
 
         async def shared() -> bool:
             return bool(await client.hlen(key) == corpus)
@@ -118,7 +117,7 @@ async def test_a_machine_joining_later_reads_every_vector_instead_of_embedding(
             await until(shared, SERVED_WITHIN)
         finally:
             await client.aclose()
-        later = variables(slack_api, machines[1], own_redis_url)
+        later = variables(slack_api, machines[1], redis_area)
         async with fresh_bot(later, joining) as (bot_b, health_b):  # an empty INDEX_DIR
 
             async def full() -> bool:
@@ -130,17 +129,18 @@ async def test_a_machine_joining_later_reads_every_vector_instead_of_embedding(
 
 
 async def test_with_redis_down_a_machine_embeds_the_change_itself_and_serves_it(
-    slack_api: FakeSlackApi, machines: tuple[Machine, Machine]
+    slack_api: FakeSlackApi, machines: tuple[Machine, Machine], redis_prefix: str
 ) -> None:
     for machine in machines:
         deployed(machine)
-    redis = OwnRedis()
+    redis = OwnRedis()  # killed below, so not the suite's
     redis.start()
+    own = RedisArea(redis.url, redis_prefix)
     first, second = CountingEmbeddings(), CountingEmbeddings()
     try:
         async with (
-            fresh_bot(variables(slack_api, machines[0], redis.url), first) as (bot_a, health_a),
-            fresh_bot(variables(slack_api, machines[1], redis.url), second) as (bot_b, health_b),
+            fresh_bot(variables(slack_api, machines[0], own), first) as (bot_a, health_a),
+            fresh_bot(variables(slack_api, machines[1], own), second) as (bot_b, health_b),
         ):
             before = passages(machines[0][0])
             reprice(machines[0][0])  # machine a pulls first: builds and shares

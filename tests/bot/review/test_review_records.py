@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import uuid
 from collections.abc import AsyncIterator
 
 import pytest
@@ -18,7 +17,7 @@ from bot.review.records import Decision, OpenReview, RecordError, Ticket
 from bot.review.state import ReviewState
 from bot.slack.limits import BUTTON_VALUE
 from rag.problems import Problem
-from rag.storage.redis_guard import GuardedRedis
+from tests.redis_area import RedisArea
 
 TICKET = Ticket(
     review_id="r1",
@@ -51,16 +50,10 @@ LEGACY_DECISION = '{"verdict":"approved","reviewer":"UREVIEWER","at":1718000100.
 
 
 @pytest.fixture
-async def state(redis_url: str) -> AsyncIterator[tuple[ReviewState, Redis, str]]:
-    prefix = f"test:records:{uuid.uuid4().hex}:"
-    client = Redis.from_url(redis_url)
-    review_state = ReviewState(
-        GuardedRedis(Redis.from_url(redis_url)), prefix=prefix, owns_client=True
-    )
-    yield review_state, client, prefix
-    keys = [key async for key in client.scan_iter(match=f"{prefix}*")]
-    if keys:
-        await client.delete(*keys)
+async def state(redis_area: RedisArea) -> AsyncIterator[tuple[ReviewState, Redis, str]]:
+    client = redis_area.client()
+    review_state = ReviewState(redis_area.guarded(), owns_client=True)
+    yield review_state, client, f"{redis_area.prefix}review:"
     await client.aclose()
     await review_state.aclose()
 

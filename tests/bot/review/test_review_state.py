@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 
@@ -16,6 +15,7 @@ from bot.review.state import ReviewState
 from bot.slack.limits import BUTTON_VALUE
 from rag import question_digest
 from rag.storage.redis_guard import GuardedRedis
+from tests.redis_area import RedisArea
 
 TICKET = Ticket(
     review_id="r1",
@@ -30,23 +30,15 @@ TICKET = Ticket(
 
 
 @pytest.fixture
-async def make_state(redis_url: str) -> AsyncIterator[Callable[[], ReviewState]]:
+async def make_state(redis_area: RedisArea) -> AsyncIterator[Callable[[], ReviewState]]:
     """New ``ReviewState`` instances (as separate processes would have) over one key prefix."""
-    prefix = f"test:review:{uuid.uuid4().hex}:"
     states: list[ReviewState] = []
 
     def make() -> ReviewState:
-        states.append(
-            ReviewState(GuardedRedis(Redis.from_url(redis_url)), prefix=prefix, owns_client=True)
-        )
+        states.append(ReviewState(redis_area.guarded(), owns_client=True))
         return states[-1]
 
     yield make
-    client = Redis.from_url(redis_url)
-    keys = [key async for key in client.scan_iter(match=f"{prefix}*")]
-    if keys:
-        await client.delete(*keys)
-    await client.aclose()
     for state in states:
         await state.aclose()
 
@@ -89,13 +81,11 @@ async def test_released_claim_can_be_made_again(make_state: Callable[[], ReviewS
 
 
 async def test_duplicate_click_is_still_caught_after_a_redis_flush(
-    make_state: Callable[[], ReviewState], redis_url: str
+    make_state: Callable[[], ReviewState], redis_area: RedisArea
 ) -> None:
     state = make_state()
     assert await state.claim("r1", decision("UALICE")) is None
-    client = Redis.from_url(redis_url)
-    await client.delete(*[key async for key in client.scan_iter(match="test:review:*r1")])
-    await client.aclose()
+    redis_area.clear()
 
     assert await state.claim("r1", decision("UALICE")) == decision("UALICE")
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from uuid import uuid4
 
 import pytest
 
@@ -18,6 +17,7 @@ from rag.results import Answer
 from rag.settings import Settings
 from tests.fakes.clock import FakeClock
 from tests.rag.cache_fakes import CountingCompute, answer, refusal, unverified
+from tests.redis_area import RedisArea
 
 # --- normalisation and keys -----------------------------------------------------------------
 
@@ -83,13 +83,15 @@ def test_key_is_stable_and_follows_the_question_and_its_scope() -> None:
 
 
 @pytest.fixture(params=["memory", "redis"])
-async def cache(request: pytest.FixtureRequest, redis_url: str) -> AsyncIterator[AnswerCache]:
+async def cache(
+    request: pytest.FixtureRequest, redis_area: RedisArea
+) -> AsyncIterator[AnswerCache]:
     if request.param == "memory":
         memory = MemoryCache()
         yield memory
         await memory.aclose()
         return
-    redis = RedisCache.from_url(redis_url, prefix=f"citebot-test:{uuid4().hex}:", poll_seconds=0.01)
+    redis = RedisCache.from_url(redis_area.url, key_prefix=redis_area.prefix, poll_seconds=0.01)
     yield redis
     await redis.clear()
     await redis.aclose()
@@ -200,25 +202,26 @@ def test_invalid_ttl_is_refused_with_the_value() -> None:
         CachePolicy(refusal_ttl_seconds=0)
 
 
-async def test_the_caches_default_to_the_settings_ttls(redis_url: str) -> None:
+async def test_the_caches_default_to_the_settings_ttls(redis_area: RedisArea) -> None:
     defaults = Settings()
     expected = CachePolicy(defaults.cache_ttl_seconds, defaults.refusal_ttl_seconds)
-    redis = RedisCache.from_url(redis_url, prefix="test:ttl:")
+    redis = RedisCache.from_url(redis_area.url, key_prefix=redis_area.prefix)
     try:
         assert MemoryCache().policy == redis.policy == expected
     finally:
         await redis.aclose()
 
 
-async def test_settings_without_redis_url_give_the_in_process_cache(redis_url: str) -> None:
+async def test_settings_without_redis_url_give_the_in_process_cache(redis_area: RedisArea) -> None:
     assert redis_from_settings(Settings()) is None
     assert isinstance(cache_from_settings(Settings(), None), MemoryCache)
-    settings = Settings(redis_url=redis_url, refusal_ttl_seconds=60)
+    settings = Settings(**redis_area.settings, refusal_ttl_seconds=60)
     redis = redis_from_settings(settings)
     assert redis is not None
     shared = cache_from_settings(settings, redis)
     assert isinstance(shared, RedisCache)
     assert shared.redis is redis  # the process's one client, not a pool of its own
+    assert shared.prefix == f"{redis_area.prefix}answer:"  # under REDIS_KEY_PREFIX
     assert shared.policy.refusal_ttl_seconds == 60
     await shared.aclose()
     assert await redis.run(lambda: redis.client.ping())  # left open for whoever built it

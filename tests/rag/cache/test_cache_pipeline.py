@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from uuid import uuid4
 
 import pytest
 
@@ -19,6 +18,7 @@ from rag.pipeline import Pipeline
 from rag.search.build import index_documents
 from rag.search.index import Index
 from tests.fakes.chat_model import ScriptedChatModel
+from tests.redis_area import RedisArea
 
 LEVELS = """# 课程体系
 
@@ -55,8 +55,7 @@ def pipeline(index: Index, model: ScriptedChatModel, cache: AnswerCache) -> Pipe
 
 
 @pytest.fixture
-async def caches(redis_url: str) -> AsyncIterator[tuple[RedisCache, RedisCache]]:
-    prefix = f"citebot-test:{uuid4().hex}:"
+async def caches(redis_area: RedisArea) -> AsyncIterator[tuple[RedisCache, RedisCache]]:
     # The shipped 0.2 s per cache call gives up on a Redis slowed by a loaded machine (then
     # each process asks the model itself, by design); what is under test here is the
     # single flight across processes, so the bound is one no healthy Redis reaches.
@@ -66,7 +65,9 @@ async def caches(redis_url: str) -> AsyncIterator[tuple[RedisCache, RedisCache]]
         "connect_timeout_seconds": 5.0,
     }
     first, second = (
-        RedisCache.from_url(redis_url, prefix=prefix, poll_seconds=0.01, **patient)
+        RedisCache.from_url(
+            redis_area.url, key_prefix=redis_area.prefix, poll_seconds=0.01, **patient
+        )
         for _ in range(2)
     )
     yield first, second

@@ -16,35 +16,27 @@ from rag.cache.answers import CachePolicy
 from rag.cache.redis_backend import RedisCache
 from rag.results import Result
 from tests.rag.cache_fakes import CountingCompute, answer, refusal
+from tests.redis_area import RedisArea
 
 KEY = "v1:question"
 Factory = Callable[..., RedisCache]
 
 
 @pytest.fixture
-async def raw(redis_url: str) -> AsyncIterator[Redis]:
-    client = Redis.from_url(redis_url)
+async def raw(redis_area: RedisArea) -> AsyncIterator[Redis]:
+    client = redis_area.client()
     yield client
     await client.aclose()
 
 
 @pytest.fixture
-async def prefix(raw: Redis) -> AsyncIterator[str]:
-    name = f"citebot-test:{uuid4().hex}:"
-    yield name
-    names = [key async for key in raw.scan_iter(match=f"{name}*")]
-    if names:
-        await raw.delete(*names)
-
-
-@pytest.fixture
-async def make(redis_url: str, prefix: str) -> AsyncIterator[Factory]:
+async def make(redis_area: RedisArea) -> AsyncIterator[Factory]:
     """Builds RedisCache instances over the same prefix: each one stands for a bot process."""
     made: list[RedisCache] = []
 
     def build(**options: Any) -> RedisCache:
         options.setdefault("poll_seconds", 0.01)
-        cache = RedisCache.from_url(redis_url, prefix=prefix, **options)
+        cache = RedisCache.from_url(redis_area.url, key_prefix=redis_area.prefix, **options)
         made.append(cache)
         return cache
 
@@ -205,9 +197,11 @@ async def test_stats_count_hits_misses_keys_and_memory(make: Factory) -> None:
     assert stats.hit_rate == 0.5
 
 
-async def test_clear_deletes_only_its_own_prefix(make: Factory, raw: Redis) -> None:
+async def test_clear_deletes_only_its_own_prefix(
+    make: Factory, raw: Redis, redis_area: RedisArea
+) -> None:
     cache = make()
-    other = f"citebot-test-other:{uuid4().hex}"
+    other = f"{redis_area.prefix}other:{uuid4().hex}"
     await raw.set(other, "keep me", ex=60)
     await cache.get_or_compute("v1:a", CountingCompute())
     await cache.get_or_compute("v1:b", CountingCompute())
@@ -217,12 +211,12 @@ async def test_clear_deletes_only_its_own_prefix(make: Factory, raw: Redis) -> N
     await raw.delete(other)
 
 
-async def test_prefix_with_glob_characters_is_matched_literally(redis_url: str, raw: Redis) -> None:
-    tag = uuid4().hex
+async def test_prefix_with_glob_characters_is_matched_literally(redis_area: RedisArea) -> None:
+    tag, url = redis_area.prefix, redis_area.url
     # Generous timeouts: this is about matching, and a loaded machine must not skip the write.
     slow = {"connect_timeout_seconds": 2.0, "socket_timeout_seconds": 2.0, "timeout_seconds": 2.0}
-    star = RedisCache.from_url(redis_url, prefix=f"citebot-test:{tag}*:", **slow)
-    plain = RedisCache.from_url(redis_url, prefix=f"citebot-test:{tag}x:", **slow)
+    star = RedisCache.from_url(url, key_prefix=f"{tag}*:", **slow)
+    plain = RedisCache.from_url(url, key_prefix=f"{tag}x:", **slow)
     try:
         await plain.get_or_compute("v1:a", CountingCompute())
         assert (await star.stats()).keys == 0

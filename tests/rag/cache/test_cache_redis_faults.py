@@ -36,8 +36,12 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-async def cache(own_redis: OwnRedis, clock: FakeClock) -> AsyncIterator[RedisCache]:
-    cache = RedisCache.from_url(own_redis.url, clock=clock, cooldown_seconds=5)
+async def cache(
+    own_redis: OwnRedis, clock: FakeClock, redis_prefix: str
+) -> AsyncIterator[RedisCache]:
+    cache = RedisCache.from_url(
+        own_redis.url, key_prefix=redis_prefix, clock=clock, cooldown_seconds=5
+    )
     yield cache
     await cache.aclose()
 

@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from redis.asyncio import Redis
 
 from rag.feedback.files import FileVotes
 from rag.feedback.votes import MemoryVotes, RedisVotes, VoteRecord, VoteStore, question_key
 from rag.report.records import question_key as report_key
 from rag.storage.retained import PRUNE_EVERY_SECONDS
 from tests.fakes.clock import FakeClock
+from tests.redis_area import RedisArea
 
 QUESTION = "流利级的课程费是多少？"
 
@@ -38,7 +37,7 @@ def _vote(user: str, verdict: str, *, answer: str = "C1:1.1", at: float = 1000.0
 
 @pytest.fixture(params=["memory", "file", "redis"])
 async def store(
-    request: pytest.FixtureRequest, redis_url: str, tmp_path: Path
+    request: pytest.FixtureRequest, redis_area: RedisArea, tmp_path: Path
 ) -> AsyncIterator[tuple[VoteStore, FakeClock]]:
     clock = FakeClock(1000.0)
     if request.param == "memory":
@@ -47,13 +46,9 @@ async def store(
     if request.param == "file":
         yield FileVotes(tmp_path, retention_days=1, clock=clock), clock
         return
-    prefix = f"test:votes:{uuid.uuid4().hex}:"
-    client = Redis.from_url(redis_url)
-    yield RedisVotes(client, retention_days=1, prefix=prefix, max_answers=2, clock=clock), clock
-    keys = [key async for key in client.scan_iter(match=f"{prefix}*")]
-    if keys:
-        await client.delete(*keys)
-    await client.aclose()
+    redis = redis_area.guarded()  # the votes' keys under the test's REDIS_KEY_PREFIX
+    yield RedisVotes(redis, retention_days=1, max_answers=2, clock=clock), clock
+    await redis.aclose()
 
 
 async def test_a_second_click_replaces_the_person_s_vote(

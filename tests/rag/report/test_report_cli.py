@@ -7,19 +7,17 @@ import csv
 import io
 import json
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from redis.asyncio import Redis
 
 from rag.cli import main
 from rag.feedback.stores import vote_store
-from rag.feedback.votes import DEFAULT_PREFIX as VOTES_PREFIX
 from rag.feedback.votes import RedisVotes, VoteRecord, question_key
 from rag.report.records import ReviewRecord
-from rag.report.store import DEFAULT_PREFIX, RecordStore, record_store
+from rag.report.store import RecordStore, record_store
 from tests.rag.report.records_factory import DAY, asked
+from tests.redis_area import RedisArea
 
 
 @pytest.fixture
@@ -99,48 +97,46 @@ def test_text_and_csv_say_the_same(env: Path, capsys: pytest.CaptureFixture[str]
 
 
 @pytest.fixture
-def shared_redis(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    monkeypatch.setenv("REDIS_URL", redis_url)
-
-    async def clear() -> None:
-        client = Redis.from_url(redis_url)
-        for prefix in (DEFAULT_PREFIX, VOTES_PREFIX):
-            keys = [key async for key in client.scan_iter(f"{prefix}*")]
-            if keys:
-                await client.delete(*keys)
-        await client.aclose()
-
-    asyncio.run(clear())
-    yield redis_url
-    asyncio.run(clear())
+def shared_redis(redis_area: RedisArea, monkeypatch: pytest.MonkeyPatch) -> RedisArea:
+    """``rag report`` run with the test's REDIS_URL and REDIS_KEY_PREFIX."""
+    for name, value in redis_area.env.items():
+        monkeypatch.setenv(name, value)
+    return redis_area
 
 
-def test_with_redis_the_records_come_from_redis(
-    env: Path, shared_redis: str, capsys: pytest.CaptureFixture[str]
+def test_with_redis_the_records_come_from_redis_under_its_key_prefix(
+    env: Path, shared_redis: RedisArea, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import time
 
+    another_deployment = RedisArea(shared_redis.url, f"{shared_redis.prefix}another:")
+
     async def write() -> None:
-        client = Redis.from_url(shared_redis)
-        keep_store = record_store(env, client, retention_days=30)
-        await keep_store.add_question(asked("火星上的天气怎么样？", at=time.time() - 5))
-        await client.aclose()
+        for area, question in (
+            (shared_redis, "火星上的天气怎么样？"),
+            (another_deployment, "别处"),
+        ):
+            redis = area.guarded()
+            keep_store = record_store(env, redis, retention_days=30)
+            await keep_store.add_question(asked(question, at=time.time() - 5))
+            await redis.aclose()
 
     asyncio.run(write())
     report = report_json(capsys)
-    assert report["records"] == f"Redis ({DEFAULT_PREFIX}*)"
+    assert report["records"] == f"Redis ({shared_redis.prefix}records:*)"
     assert report["totals"]["refused"] == 1  # type: ignore[index]
+    assert [group["question"] for group in report["unanswered"]] == ["火星上的天气怎么样？"]  # type: ignore[attr-defined]
 
 
 def test_answers_voted_down_in_redis_are_in_the_report_with_their_sources(
-    env: Path, shared_redis: str, capsys: pytest.CaptureFixture[str]
+    env: Path, shared_redis: RedisArea, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import time
 
     question = "流利级多少钱？"
 
     async def vote() -> None:
-        client = Redis.from_url(shared_redis)
+        client = shared_redis.guarded()
         votes = RedisVotes(client, retention_days=30)
         for user, verdict in (("U1", "down"), ("U2", "down"), ("U3", "up")):
             await votes.cast(

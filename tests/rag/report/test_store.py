@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
-from uuid import uuid4
 
 import pytest
 from redis.asyncio import Redis
@@ -14,16 +13,13 @@ from rag.report.records import ReviewRecord
 from rag.report.store import FileRecords, RecordStore, RedisRecords
 from tests.fakes.clock import FakeClock
 from tests.rag.report.records_factory import DAY, NOW, asked
+from tests.redis_area import RedisArea
 
 
 @pytest.fixture
-async def redis(redis_url: str) -> AsyncIterator[tuple[Redis, str]]:
-    client = Redis.from_url(redis_url)
-    prefix = f"citebot-test:{uuid4().hex}:"
-    yield client, prefix
-    keys = [key async for key in client.scan_iter(f"{prefix}*")]
-    if keys:
-        await client.delete(*keys)
+async def redis(redis_area: RedisArea) -> AsyncIterator[tuple[Redis, str]]:
+    client = redis_area.client()
+    yield client, f"{redis_area.prefix}records:"
     await client.aclose()
 
 

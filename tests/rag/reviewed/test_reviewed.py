@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -21,6 +20,7 @@ from rag.reviewed.answers import (
 )
 from rag.storage.redis_guard import GuardedRedis
 from tests.fakes.clock import FakeClock
+from tests.redis_area import RedisArea
 
 AT = datetime(2026, 12, 3, 9, 30, tzinfo=UTC)
 LEVELS = Chunk("courses/levels.md", "口语课共分四个级别，每个级别 16 课时。", 0, ("课程级别",))
@@ -41,21 +41,18 @@ HITS = (Hit(LEVELS, 0.81, rank=1), Hit(REFUND, 0.55, rank=2), Hit(HR, 0.2, rank=
 
 @pytest.fixture(params=["memory", "redis"])
 async def reviewed(
-    request: pytest.FixtureRequest, redis_url: str
+    request: pytest.FixtureRequest, redis_area: RedisArea
 ) -> AsyncIterator[ReviewedAnswers]:
     if request.param == "memory":
         store = ReviewedAnswers(MemoryStore())
         yield store
         await store.aclose()
         return
-    prefix = f"test:reviewed:{uuid.uuid4().hex}:"
-    client = Redis.from_url(redis_url)
-    store = ReviewedAnswers(RedisStore(client, owns_client=True), prefix=prefix)
+    redis = redis_area.guarded()
+    store = ReviewedAnswers.over(redis)  # its keys under the test's REDIS_KEY_PREFIX
     yield store
-    keys = [key async for key in client.scan_iter(match=f"{prefix}*")]
-    if keys:
-        await client.delete(*keys)
     await store.aclose()
+    await redis.aclose()
 
 
 async def approve(reviewed: ReviewedAnswers, text: str, question: str = "口语课有几级？") -> None:
@@ -171,9 +168,9 @@ async def test_empty_reviewed_text_is_refused_at_once() -> None:
         await reviewed.approve("q", scope="all", text="  ", sources=(), reviewer="U", at=AT)
 
 
-async def test_a_shared_redis_client_is_left_open_for_its_owner(redis_url: str) -> None:
-    client = Redis.from_url(redis_url)
-    reviewed = ReviewedAnswers(RedisStore(client), prefix=f"test:reviewed:{uuid.uuid4().hex}:")
+async def test_a_shared_redis_client_is_left_open_for_its_owner(redis_area: RedisArea) -> None:
+    client = redis_area.client()
+    reviewed = ReviewedAnswers(RedisStore(client), prefix=f"{redis_area.prefix}reviewed:")
 
     await reviewed.aclose()
 

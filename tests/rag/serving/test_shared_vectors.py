@@ -16,6 +16,7 @@ from rag.serving.shared_vectors import SharedVectors, decode, encode
 from rag.serving.sharing import LoopBridge, SharedEmbeddings
 from rag.storage.redis_guard import GuardedRedis
 from tests.fakes.clock import FakeClock
+from tests.redis_area import RedisArea
 
 
 class Counting(HashingEmbeddings):
@@ -29,8 +30,8 @@ class Counting(HashingEmbeddings):
 
 
 @pytest.fixture
-async def redis(redis_url: str) -> AsyncIterator[GuardedRedis]:
-    client = GuardedRedis(Redis.from_url(redis_url), timeout_seconds=5.0)
+async def redis(redis_area: RedisArea) -> AsyncIterator[GuardedRedis]:
+    client = redis_area.guarded()
     yield client
     await client.aclose()
 

@@ -6,7 +6,8 @@ import logging
 
 import pytest
 
-from rag.storage.redis_guard import Breaker
+from rag.cache.redis_backend import RedisCache
+from rag.storage.redis_guard import Breaker, GuardedRedis
 from tests.fakes.clock import FakeClock
 
 
@@ -43,3 +44,13 @@ def test_one_warning_per_outage_and_one_info_when_back(caplog: pytest.LogCapture
 def test_negative_cooldown_is_refused_with_the_value() -> None:
     with pytest.raises(ValueError, match=r"cooldown_seconds \(-1\)"):
         Breaker("redis", cooldown_seconds=-1)
+
+
+async def test_the_key_prefix_travels_with_the_client_and_may_not_be_empty() -> None:
+    client = GuardedRedis.from_url("redis://127.0.0.1:1/0", key_prefix="citebot-staging:")
+    assert client.key_prefix == "citebot-staging:"
+    assert RedisCache(client).prefix == "citebot-staging:answer:"  # each store's part after it
+    await client.aclose()
+    for bad in ("", "a b"):
+        with pytest.raises(ValueError, match=r"key_prefix \("):
+            GuardedRedis.from_url("redis://127.0.0.1:1/0", key_prefix=bad)
