@@ -102,6 +102,8 @@ def paired(
     for figure in seen["before"][0]:
         old = [r[figure] for r in seen["before"]]
         new = [r[figure] for r in seen["after"]]
+        if not any(old + new):
+            continue  # e.g. refusal F1 on a set without questions to refuse
         ratios = [n / o if o else float("nan") for o, n in zip(old, new, strict=True)]
         rows.append(
             (figure, statistics.median(old), statistics.median(new), statistics.median(ratios))
@@ -134,6 +136,41 @@ def ask_seconds(root: Path, docs: Path, index: Path) -> dict[str, float]:
     return {"rag ask, unchanged folder (s)": time.perf_counter() - started}
 
 
+def eval_rows(trees: dict[str, Path], work: dict[str, Path], name: str, rounds: int) -> list[Row]:
+    corpus, queries = {
+        "cmrc": (DATA / "cmrc2018-trial/corpus.jsonl", DATA / "cmrc2018-trial/queries.jsonl"),
+        "paraphrases": (
+            ROOT / "bench/paraphrases/corpus.jsonl",
+            ROOT / "bench/paraphrases/queries.jsonl",
+        ),
+    }[name]
+    for folder in work.values():
+        (folder / name).mkdir()
+    before, after = (
+        lambda: evaluate(trees["before"], corpus, queries, work["before"] / name),
+        lambda: evaluate(trees["after"], corpus, queries, work["after"] / name),
+    )
+    return [
+        (f"{name}: {figure}", old, new, ratio)
+        for figure, old, new, ratio in paired(name, rounds, before, after)
+    ]
+
+
+def passage_rows(rounds: int, sample: int) -> list[Row]:
+    texts = [c.dense_text for c in random.Random(7).sample(passages(), sample)]
+    rate = paired(
+        "passages",
+        rounds,
+        lambda: embedding_rate("numpy", texts),
+        lambda: embedding_rate("onnx", texts),
+    )
+    _, old, new, ratio = next(row for row in rate if row[0].startswith("passages/s"))
+    return [
+        *rate,
+        ("36k passages to full quality (min)", 36000 / old / 60, 36000 / new / 60, 1 / ratio),
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", type=Path, required=True, help="the checkout to compare")
@@ -144,57 +181,18 @@ def main() -> None:
         "--only", choices=["cmrc", "paraphrases", "passages", "ask"], action="append"
     )
     args = parser.parse_args()
-    wanted = set(args.only or ["cmrc", "paraphrases", "passages", "ask"])
+    wanted = args.only or ["cmrc", "paraphrases", "passages", "ask"]
     trees = {"before": args.before.resolve(), "after": ROOT}
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="bench-speed-") as scratch:
         work = {name: Path(scratch) / name for name in trees}
         for folder in work.values():
             folder.mkdir()
-        sets = {
-            "cmrc": (
-                DATA / "cmrc2018-trial" / "corpus.jsonl",
-                DATA / "cmrc2018-trial" / "queries.jsonl",
-            ),
-            "paraphrases": (
-                ROOT / "bench/paraphrases/corpus.jsonl",
-                ROOT / "bench/paraphrases/queries.jsonl",
-            ),
-        }
-        for name, (corpus, queries) in sets.items():
-            if name not in wanted:
-                continue
-            runs = {
-                tree: (
-                    lambda t=tree, c=corpus, q=queries, n=name: evaluate(
-                        trees[t], c, q, work[t] / n
-                    )
-                )
-                for tree in trees
-            }
-            for tree in trees:
-                (work[tree] / name).mkdir()
-            rows += [
-                (f"{name}: {f}", *v)
-                for f, *v in paired(name, args.rounds, runs["before"], runs["after"])
-            ]
+        for name in ("cmrc", "paraphrases"):
+            if name in wanted:
+                rows += eval_rows(trees, work, name, args.rounds)
         if "passages" in wanted:
-            chunks = passages()
-            texts = [c.dense_text for c in random.Random(7).sample(chunks, args.sample)]
-            rate = paired(
-                "passages", args.rounds,
-                lambda: embedding_rate("numpy", texts), lambda: embedding_rate("onnx", texts),
-            )  # fmt: skip
-            rows += rate
-            wall = next(r for r in rate if r[0].startswith("passages/s"))
-            rows.append(
-                (
-                    "36k passages to full quality (min)",
-                    36000 / wall[1] / 60,
-                    36000 / wall[2] / 60,
-                    wall[1] / wall[2],
-                )
-            )
+            rows += passage_rows(args.rounds, args.sample)
         if "ask" in wanted and args.docs is not None:
             rows += paired(
                 "rag ask", max(args.rounds, 5),

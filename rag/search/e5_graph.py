@@ -203,4 +203,5 @@ def _smoothing(ranges: Floats, w: Floats) -> Floats:
     """Per input channel, ``sqrt(input range / weight range)``: the factor that gives the
     input and the weights the same share of the rounding error (SmoothQuant's alpha 0.5)."""
     weights = np.maximum(np.abs(w).max(axis=1), 1e-5)
-    return np.sqrt(np.maximum(ranges, 1e-5) / weights).astype(np.float32)
+    factors: Floats = np.sqrt(np.maximum(ranges, 1e-5) / weights).astype(np.float32)
+    return factors
