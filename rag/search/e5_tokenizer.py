@@ -9,6 +9,7 @@ likely piece).
 
 from __future__ import annotations
 
+import array
 from typing import Any
 
 _SPACE = "\u2581"
@@ -19,7 +20,10 @@ class Tokenizer:
     """Text → vocabulary ids, as the C engine splits it (without ``<s>``/``</s>``)."""
 
     def __init__(self, pieces: dict[str, tuple[int, float]], normal: dict[str, str], unk: int):
-        self._pieces = pieces
+        self._ids = {piece: index for piece, (index, _) in pieces.items()}
+        self._scores = [0.0] * (max(self._ids.values(), default=0) + 1)
+        for index, score in pieces.values():
+            self._scores[index] = score
         self._normal = normal
         self.unk = unk
         self._unk_score = min(score for _, score in pieces.values()) - 10.0
@@ -30,15 +34,27 @@ class Tokenizer:
         self._longest = longest
 
     def state(self) -> tuple[Any, ...]:
-        """Everything it reads, as plain values (``marshal`` keeps them: reading 250k pieces
-        back costs about half of parsing them from the model file)."""
-        return (self._pieces, self._normal, self.unk, self._unk_score, self._longest)
+        """Everything it reads, as plain values that ``marshal`` keeps: the pieces and their
+        ids as a list and an array, so reading them back builds one dict of 250k ints (0.11
+        CPU-s) instead of 250k tuples (0.3) or parsing the model file's vocabulary (0.5)."""
+        return (
+            list(self._ids),
+            array.array("i", self._ids.values()).tobytes(),
+            array.array("d", self._scores).tobytes(),
+            self._normal,
+            self.unk,
+            self._unk_score,
+            self._longest,
+        )
 
     @classmethod
     def from_state(cls, state: tuple[Any, ...]) -> Tokenizer:
+        pieces, ids, scores, normal, unk, unk_score, longest = state
         tokenizer = cls.__new__(cls)
-        (tokenizer._pieces, tokenizer._normal, tokenizer.unk) = state[:3]
-        (tokenizer._unk_score, tokenizer._longest) = state[3:]
+        tokenizer._ids = dict(zip(pieces, array.array("i", ids).tolist(), strict=True))
+        tokenizer._scores = array.array("d", scores).tolist()
+        tokenizer._normal, tokenizer.unk = normal, unk
+        tokenizer._unk_score, tokenizer._longest = unk_score, longest
         return tokenizer
 
     def ids(self, text: str) -> list[int]:
@@ -58,15 +74,15 @@ class Tokenizer:
         piece_at = [0] * (size + 1)
         start_of = [0] * (size + 1)
         best[0] = 0.0
-        pieces, longest, unk = self._pieces, self._longest, self.unk
+        pieces, scores, longest, unk = self._ids, self._scores, self._longest, self.unk
         for start in range(size):
             base = best[start]
             if base == float("-inf"):
                 continue
             for end in range(start + 1, min(size, start + longest.get(line[start], 0)) + 1):
                 hit = pieces.get(line[start:end])
-                if hit is not None and hit[0] != unk and base + hit[1] > best[end]:
-                    best[end], piece_at[end], start_of[end] = base + hit[1], hit[0], start
+                if hit is not None and hit != unk and base + scores[hit] > best[end]:
+                    best[end], piece_at[end], start_of[end] = base + scores[hit], hit, start
             if base + self._unk_score > best[start + 1]:
                 best[start + 1] = base + self._unk_score
                 piece_at[start + 1], start_of[start + 1] = unk, start
