@@ -3,6 +3,10 @@
     .venv/bin/python bench/realdocs.py                       # both corpora, lexical phase
     .venv/bin/python bench/realdocs.py --embeddings e5       # full mode (embeds the corpus)
     .venv/bin/python bench/realdocs.py --corpus en-18f --show wrong
+    .venv/bin/python bench/realdocs.py --embeddings e5 --vector-store qdrant   # vectors in Qdrant
+
+``--vector-store qdrant`` keeps each corpus's vectors in a Qdrant collection in local mode
+(``QDRANT_PATH`` under ``--work``) instead of the index's own cache: the answers must match.
 
 Runs the product's own batch command, ``python -m rag ask --questions IN --out OUT``, over each
 corpus of ``../shared/data/realdocs-tune`` (``DOCS_DIR`` = its ``docs/``, an index of its own
@@ -57,7 +61,8 @@ def outcome(question: dict[str, Any], answer: dict[str, Any]) -> str:
 
 def run_corpus(corpus: str, embeddings: str, work: Path, env: dict[str, str]) -> list[Any]:
     questions = DATA / corpus / "questions.jsonl"
-    out = work / f"{corpus}-{embeddings}.jsonl"
+    store = "-qdrant" if env.get("VECTOR_STORE") == "qdrant" else ""
+    out = work / f"{corpus}-{embeddings}{store}.jsonl"
     environment = os.environ | env
     environment |= {
         "DOCS_DIR": str(DATA / corpus / "docs"),
@@ -111,10 +116,15 @@ def main() -> None:
     parser.add_argument("--embeddings", default="none", choices=("none", "e5"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/citebot-realdocs"))
     parser.add_argument("--show", choices=("correct", "wrong", "refused", "answered", "handled"))
+    parser.add_argument("--vector-store", default="local", choices=("local", "qdrant"))
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     for corpus in args.corpus or CORPORA:
-        pairs = run_corpus(corpus, args.embeddings, args.work, {})
+        env = {}
+        if args.vector_store == "qdrant":
+            path = args.work / f"qdrant-{corpus}-{args.embeddings}"
+            env = {"VECTOR_STORE": "qdrant", "QDRANT_PATH": str(path)}
+        pairs = run_corpus(corpus, args.embeddings, args.work, env)
         report(corpus, pairs, args.show)
 
 

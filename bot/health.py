@@ -5,7 +5,9 @@ whether it answers lexically while dense vectors are computed and how far that i
 refresh and its outcome with any skipped files), the scopes file's version, each synced wiki's
 last sync (when, what changed, what failed and why), whether Redis
 answers (the bot still works
-without it, degraded to one process), the chat model mode. Nothing secret and no document
+without it, degraded to one process), where the vectors live (``VECTOR_STORE=qdrant``: the
+collection and whether it answers; while it does not, answers are lexical and the status is
+``degraded``), the chat model mode. Nothing secret and no document
 text: the model *mode* (``extractive`` or ``openai-compatible:<model>``) but never the base URL
 or key.
 """
@@ -55,15 +57,14 @@ def health_handler(
 
     async def healthz(request: web.Request) -> web.Response:
         redis_now = await redis_state(redis)
+        described = details() if details is not None else {}
+        # A vector store that is down leaves lexical answers only: degraded, like Redis.
+        store_down = described.get("vector_store", {}).get("state") == "unreachable"
         return web.json_response(
             {
-                "status": "ok" if redis_now != "unreachable" else "degraded",
+                "status": "degraded" if redis_now == "unreachable" or store_down else "ok",
                 "mode": mode,
-                "index": {
-                    "chunks": len(index),
-                    "version": index.version,
-                    **(details() if details is not None else {}),
-                },
+                "index": {"chunks": len(index), "version": index.version, **described},
                 "redis": redis_now,
                 "chat_model": chat_model,
                 "scopes": scopes,

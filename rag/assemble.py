@@ -24,6 +24,7 @@ from rag.scopes.sets import ScopeCatalog
 from rag.search.build import BuildReport, load_or_build
 from rag.search.embeddings import embeddings_for
 from rag.search.index import Index
+from rag.search.vectors import VectorStore
 from rag.settings import Settings, secret
 from rag.storage.redis_guard import GuardedRedis
 
@@ -36,6 +37,23 @@ def embeddings_from_settings(settings: Settings) -> Embeddings | None:
         base_url=settings.embeddings_base_url,
         api_key=settings.embeddings_api_key,
     )
+
+
+def vector_store_from_settings(settings: Settings) -> VectorStore | None:
+    """Where VECTOR_STORE keeps the passages' vectors: ``None`` for this process (``local``),
+    else the Qdrant collection (qdrant-client is imported only then)."""
+    if settings.vector_store != "qdrant":
+        return None
+    from rag.qdrant.connection import Connection, QdrantPlace
+    from rag.qdrant.store import QdrantStore
+
+    place = QdrantPlace(
+        settings.qdrant_collection,
+        url=settings.qdrant_url,
+        path=settings.qdrant_path,
+        api_key=secret(settings.qdrant_api_key),
+    )
+    return QdrantStore(Connection(place))
 
 
 def open_index(settings: Settings, *, progress: bool = False) -> Index:
@@ -52,6 +70,7 @@ def build_index(settings: Settings, *, progress: bool = False) -> tuple[Index, B
         embeddings=embeddings_from_settings(settings),
         min_score=settings.min_score,
         progress=progress,
+        vector_store=vector_store_from_settings(settings),
     )
 
 

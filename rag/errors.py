@@ -6,7 +6,8 @@ beside this root. What goes wrong, and who turns it into a sentence::
     CitebotError
     ├── SettingsError (ValueError)        rag.settings: a setting the program cannot use
     │   ├── ScopesFileError               rag.scopes.file: SCOPES_FILE, ``file:line: why``
-    │   └── SourcesFileError              rag.sync.sources_file: SOURCES_FILE, one line
+    │   ├── SourcesFileError              rag.sync.sources_file: SOURCES_FILE, one line
+    │   └── CollectionMismatch            rag.qdrant.store: QDRANT_COLLECTION of another embedder
     ├── UnknownScope (ValueError)         rag.scopes.sets: a scope the scopes file doesn't define
     ├── DocumentError                     rag.ingest.documents: a file that can't become passages
     ├── UndecodableText (ValueError)      rag.ingest.encodings: neither UTF-8 nor GB18030
@@ -18,6 +19,7 @@ beside this root. What goes wrong, and who turns it into a sentence::
     ├── CodecError (ValueError)           rag.cache.codec: a cached value that can't be read
     ├── CacheUnavailable (RuntimeError)   rag.cache.answers: stats/clear could not reach the store
     ├── RedisUnavailable                  rag.storage.redis_guard: Redis skipped or failed now
+    ├── VectorStoreUnavailable            rag.storage.vector_guard: Qdrant skipped or failed now
     ├── EvalInputError (ValueError)       rag.cli.eval_data: a corpus/queries line off format
     ├── CheckEvalInputError (ValueError)  rag.cli.check_eval: a checker record off format
     ├── BadQuestions (ValueError)         rag.cli.batch: a questions file line off format

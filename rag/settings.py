@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BeforeValidator, SecretStr, ValidationError, model_validator
+from pydantic import BeforeValidator, SecretStr, StringConstraints, ValidationError, model_validator
 from pydantic_settings import (
     BaseSettings,
     EnvSettingsSource,
@@ -234,6 +234,16 @@ class Settings(EdgeSettings):
     ``None``: DOCS_DIR alone."""
     sync_seconds: Annotated[float, number("SYNC_SECONDS", 900.0, minimum=0.0)] = 900.0
     """How often a running bot syncs SOURCES_FILE's sources; 0 turns the sync off."""
+    vector_store: Literal["local", "qdrant"] = "local"
+    """Where the passages' vectors live: ``local`` (in this process, under INDEX_DIR) or
+    ``qdrant`` (a Qdrant server or cluster at QDRANT_URL, shared by every process; QDRANT_PATH:
+    qdrant-client's local mode, one process, for tests and trials)."""
+    qdrant_url: str | None = None
+    qdrant_path: Path | None = None
+    qdrant_api_key: SecretStr | None = None
+    qdrant_collection: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,255}$")] = (
+        "citebot"
+    )
     retention_days: Annotated[int, number("RETENTION_DAYS", 30, minimum=1, whole=True)] = 30
     """How long question records for ``rag report`` are kept."""
     record_questions: Annotated[bool, flag("RECORD_QUESTIONS")] = True
@@ -260,6 +270,22 @@ class Settings(EdgeSettings):
             msg = (
                 "EMBEDDINGS_MODEL is required when EMBEDDINGS=openai (e.g. text-embedding-3-small)"
             )
+            raise SettingsError(msg)
+
+        self._check_vector_store()
+
+    def _check_vector_store(self) -> None:
+        places = [("QDRANT_URL", self.qdrant_url), ("QDRANT_PATH", self.qdrant_path)]
+        where = [name for name, value in places if value is not None]
+        if self.vector_store == "qdrant" and len(where) != 1:
+            msg = (
+                "VECTOR_STORE=qdrant needs exactly one of QDRANT_URL (a server, e.g. "
+                "http://localhost:6333) or QDRANT_PATH (a folder: local mode, one process)"
+                + ("; both are set" if where else "")
+            )
+            raise SettingsError(msg)
+        if self.vector_store == "local" and where:
+            msg = f"{where[0]} is set but VECTOR_STORE is local; set VECTOR_STORE=qdrant to use it"
             raise SettingsError(msg)
 
     @classmethod

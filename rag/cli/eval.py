@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from rag.assemble import embeddings_from_settings
+from rag.assemble import embeddings_from_settings, vector_store_from_settings
 from rag.cli.eval_data import EvalInputError, Query, load_corpus, load_queries
 from rag.cli.scoping import add_scope_argument, chosen_scope
 from rag.results import Hit
@@ -212,7 +212,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if inner is not None:
         cached = CachedEmbeddings(inner, args.cache_dir or settings.index_dir / "eval")
     started = time.perf_counter()
-    index = index_documents(docs, embeddings=cached, progress=sys.stderr.isatty())
+    store = vector_store_from_settings(settings)
+    index = index_documents(docs, embeddings=cached, progress=sys.stderr.isatty(), store=store)
     if cached is not None:
         cached.save()
     built = time.perf_counter() - started

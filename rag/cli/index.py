@@ -26,7 +26,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from rag.assemble import embeddings_from_settings
+from rag.assemble import embeddings_from_settings, vector_store_from_settings
 from rag.cli.skips import skipped_count, skipped_lines
 from rag.search.build import BuildReport, load_or_build
 from rag.search.embedding_run import BuildStopped
@@ -172,7 +172,11 @@ async def _build_locked(settings: Settings, redis: GuardedRedis | None) -> Index
     too (within the refresher's poll, 2 s). Redis failing now costs only the sharing."""
     builds = BackgroundBuilds()  # a cancelled build stops at once, keeping what it embedded
     embeddings = embeddings_from_settings(settings)
-    sharing = None if redis is None or embeddings is None else Sharing.over(redis, embeddings)
+    vector_store = vector_store_from_settings(settings)
+    # With a vector store, the store is what every process shares: nothing goes through Redis.
+    sharing = None
+    if redis is not None and embeddings is not None and vector_store is None:
+        sharing = Sharing.over(redis, embeddings)
     shared = None if sharing is None or embeddings is None else sharing.around(embeddings)
     if sharing is not None:
         sharing.bridge.attach()
@@ -188,6 +192,7 @@ async def _build_locked(settings: Settings, redis: GuardedRedis | None) -> Index
         min_score=settings.min_score,
         on_progress=line,
         on_stage=stoppable(line.stage, builds.stopping),
+        vector_store=vector_store,
     )
     try:
         with stop_on_signals(builds, lambda text: print(f"\n{text}", file=sys.stderr, flush=True)):

@@ -19,7 +19,6 @@ knows nothing of how it was built. A lexical result (``embed_at_most``) is the i
 from __future__ import annotations
 
 import logging
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,13 +29,14 @@ from langchain_core.embeddings import Embeddings
 from rag.ingest.documents import SourceDocument
 from rag.ingest.loaders import Skipped
 from rag.ingest.splitter import Splitter
+from rag.search.build_vectors import dense_vectors, local_cache, missing_vectors
 from rag.search.calibration import load_calibration
-from rag.search.embedding_run import OnProgress, embed_chunks
-from rag.search.embeddings import CachedEmbeddings, embedder_identity
+from rag.search.embedding_run import OnProgress
+from rag.search.embeddings import embedder_identity
 from rag.search.folder_read import READER, FolderRead, read_folder
 from rag.search.folder_split import Split, snapshot_split, split_folder
 from rag.search.gate import gate_for
-from rag.search.index import Index, Matrix, version_of
+from rag.search.index import Index
 from rag.search.lexical_store import Lexical, open_lexical
 from rag.search.manifest import (
     Manifest,
@@ -45,8 +45,10 @@ from rag.search.manifest import (
     parse_manifest,
     write_manifest,
 )
-from rag.search.progress_line import OnStage, ProgressLine
+from rag.search.progress_line import OnStage
 from rag.search.snapshot import Snapshot, read_snapshot, write_snapshot
+from rag.search.vectors import VectorStore
+from rag.search.versions import version_of
 
 logger = logging.getLogger(__name__)
 
@@ -78,12 +80,19 @@ def index_documents(
     splitter: Splitter | None = None,
     min_score: float | None = None,
     progress: bool = False,
+    store: VectorStore | None = None,
 ) -> Index:
-    """Split, embed and index ``docs`` in memory, nothing stored (tests, eval, a lexical start)."""
+    """Split, embed and index ``docs`` in memory, nothing stored (tests, eval, a lexical
+    start); with a ``store`` the vectors go there instead (embedding only what it lacks)."""
     splitter = splitter or Splitter()
     chunks = [chunk for doc in docs for chunk in splitter.split(doc)]
     return Index.from_chunks(
-        chunks, embeddings=embeddings, splitter=splitter, min_score=min_score, progress=progress
+        chunks,
+        embeddings=embeddings,
+        splitter=splitter,
+        min_score=min_score,
+        progress=progress,
+        store=store,
     )
 
 
@@ -98,6 +107,7 @@ def load_or_build(
     store: bool = True,
     embed_at_most: int | None = None,
     on_stage: OnStage | None = None,
+    vector_store: VectorStore | None = None,
 ) -> tuple[Index, BuildReport]:
     """The index over ``docs_dir``: loaded from ``index_dir`` when still valid, else rebuilt
     incrementally (module docstring), and the report of what was loaded, split and embedded.
@@ -108,7 +118,8 @@ def load_or_build(
     passage exists); ``store=False`` writes no manifest (other processes read one as a new
     version). ``embed_at_most``: when more passages lack a vector, none is embedded and the
     index is the lexical one (the manifest written only when there was none); the report's
-    ``missing`` says how many lack one.
+    ``missing`` says how many lack one. ``vector_store``: where the vectors live when not under
+    INDEX_DIR (``VECTOR_STORE=qdrant``, :mod:`rag.search.build_vectors`).
     """
     started = time.perf_counter()
     splitter = Splitter()
@@ -118,34 +129,33 @@ def load_or_build(
     raw = manifest_bytes(index_dir)
     opened = _open(docs_dir, index_dir, raw, splitter, on_stage)
     read, split = opened.read, opened.split
-    cached = None if embeddings is None else CachedEmbeddings(embeddings, index_dir)
-    missing = 0 if cached is None else cached.missing(split.keys)
-    if cached is not None and embed_at_most is not None and missing > embed_at_most:
+    cached = local_cache(embeddings, index_dir, vector_store)
+    missing = missing_vectors(split, cached, vector_store, identity, gate, splitter)
+    if embeddings is not None and embed_at_most is not None and missing > embed_at_most:
         # Lexical: stored only as the first record of the folder (no index announced yet), so
         # the next run reads no file again; over a full index it would announce a new version.
-        cached, identity, gate = None, None, gate_for(None)
+        embeddings, cached, identity, gate = None, None, None, gate_for(None)
         store = store and raw is None
-    vectors = None if cached is None else _vectors(split, cached, progress, on_progress)
     version = version_of(split.digests, splitter, identity, gate)
-    built = Manifest(
-        version=version, splitter=shape, embedder=identity, gate=gate.identity, files={}
+    dense = dense_vectors(
+        split, index_dir, cached, vector_store, embeddings, identity, version, progress, on_progress
     )
+    built = Manifest(version=version, splitter=shape, embedder=identity, gate=gate.identity)
     _record(index_dir, raw, opened, built.model_copy(update={"reader": READER}), store=store)
     calibration = load_calibration(index_dir, gate.identity)
-    if min_score is None and calibration is not None:
-        min_score = calibration.min_score
+    min_score = min_score if min_score is not None or calibration is None else calibration.min_score
     lexical = _lexical(index_dir, split, shape, on_stage)
     index = Index(
         split.chunks,
-        vectors=vectors,
-        embeddings=cached,
+        vectors=dense.vectors,
+        embeddings=cached or embeddings,
         version=version,
         gate=gate,
         min_score=min_score,
         lexical=lexical.index,
         chinese=lexical.chinese,
     )
-    return index, _report(read, split, cached, version, opened.previous, missing, started)
+    return index, _report(read, split, dense.counts, version, opened.previous, missing, started)
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +259,7 @@ def _lexical(
 def _report(
     read: FolderRead,
     split: Split,
-    cached: CachedEmbeddings | None,
+    counts: tuple[int, int] | None,
     version: str,
     previous: str | None,
     missing: int,
@@ -260,23 +270,11 @@ def _report(
         skipped=tuple(read.skipped),
         chunked_files=split.chunked_files,
         chunks=len(split.chunks),
-        embedded=0 if cached is None else cached.embedded,
-        reused=0 if cached is None else cached.reused,
+        embedded=0 if counts is None else counts[0],
+        reused=0 if counts is None else counts[1],
         seconds=time.perf_counter() - started,
         version=version,
         previous_version=previous,
-        missing=missing if cached is None else 0,
+        missing=missing if counts is None else 0,
         vectors=len(set(split.keys)),
     )
-
-
-def _vectors(
-    split: Split, cached: CachedEmbeddings, progress: bool, on_progress: OnProgress | None
-) -> Matrix:
-    if on_progress is not None or not progress:
-        return embed_chunks(split.chunks, cached, keys=split.keys, on_progress=on_progress)
-    line = ProgressLine(sys.stderr)
-    try:
-        return embed_chunks(split.chunks, cached, keys=split.keys, on_progress=line)
-    finally:
-        line.close()

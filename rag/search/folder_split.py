@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from rag.chunks import Chunk
 from rag.ingest.splitter import Splitter
 from rag.search.folder_read import FolderRead
-from rag.search.index import chunks_digest
 from rag.search.manifest import StoredChunk, StoredFile
 from rag.search.progress_line import OnStage
 from rag.search.snapshot import Snapshot
+from rag.search.versions import chunks_digest
 
 
 @dataclass(frozen=True, slots=True)

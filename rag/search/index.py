@@ -28,22 +28,23 @@ INDEX_DIR and rebuilds it incrementally.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
-from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 from langchain_core.embeddings import Embeddings
 
-from rag.chunks import Chunk, content_hash
+from rag.chunks import Chunk
 from rag.results import Hit
+from rag.search import candidates
 from rag.search.embeddings import embedder_identity
 from rag.search.fusion import DEFAULT_DEPTH, Ranked, RowArray, fuse, top_positions
 from rag.search.gate import GateModel, gate_for
-from rag.search.lexical import LexicalIndex
+from rag.search.lexical import LexicalIndex, LexicalScores
 from rag.search.translation import Translation
+from rag.search.vectors import PassageVectors, VectorStore
+from rag.search.versions import SplitShape, index_version
 
 logger = logging.getLogger(__name__)
 
@@ -90,58 +91,24 @@ def embed_texts(texts: Sequence[str], embeddings: Embeddings, *, progress: bool 
     return normalised(rows) if rows else np.zeros((0, 0), np.float32)
 
 
-class SplitShape(Protocol):
-    """How chunks were cut (:class:`rag.ingest.splitter.Splitter`): part of the index version."""
-
-    @property
-    def chunk_size(self) -> int: ...
-
-    @property
-    def chunk_overlap(self) -> int: ...
-
-
-def index_version(
-    chunks: Sequence[Chunk], splitter: SplitShape, embedder: str | None, gate: GateModel
-) -> str:
-    """Changes whenever a chunk, the splitter, the embedder or the gate changes."""
-    by_source: dict[str, list[Chunk]] = {}
-    for chunk in chunks:
-        by_source.setdefault(chunk.source, []).append(chunk)
-    digests = [(source, chunks_digest(kept)) for source, kept in by_source.items()]
-    return version_of(digests, splitter, embedder, gate)
-
-
-def chunks_digest(chunks: Sequence[Chunk]) -> str:
-    """One source's chunks as the index version sees them: stored per file with the manifest,
-    so the version of an unchanged folder costs no pass over its passages."""
-    rows = [[c.id, c.hash, c.start, c.section, c.link, c.doc_id] for c in chunks]
-    return content_hash(json.dumps(rows, ensure_ascii=False))
-
-
-def version_of(
-    digests: Sequence[tuple[str, str]], splitter: SplitShape, embedder: str | None, gate: GateModel
-) -> str:
-    """:func:`index_version` from each source's :func:`chunks_digest`, in index order."""
-    parts: dict[str, Any] = {
-        "splitter": [splitter.chunk_size, splitter.chunk_overlap],
-        "embedder": embedder,
-        "gate": gate.identity,
-        "sources": [list(pair) for pair in digests],
-    }
-    return content_hash(json.dumps(parts, ensure_ascii=False, sort_keys=True))[:16]
-
-
 def _dense_scores(vectors: Matrix, embeddings: Embeddings, question: str) -> Matrix | None:
+    query = _query_vector(embeddings, question)
+    if query is None:
+        return None
+    scores: Matrix = vectors @ query
+    return scores
+
+
+def _query_vector(embeddings: Embeddings, question: str) -> Matrix | None:
     # A remote embedder can fail (endpoint down, quota); the question is then answered from
     # lexical search alone rather than not at all. Remote embedders gate on the lexical
     # signals anyway (rag.search.gate.gate_for), so the threshold keeps its meaning.
     try:
-        query = normalised(embeddings.embed_query(question))[0]
+        query: Matrix = normalised(embeddings.embed_query(question))[0]
+        return query
     except Exception:
         logger.exception("query embedding failed; searching lexically only")
         return None
-    scores: Matrix = vectors @ query
-    return scores
 
 
 class Index:
@@ -151,7 +118,7 @@ class Index:
         self,
         chunks: Sequence[Chunk],
         *,
-        vectors: Matrix | None,
+        vectors: Matrix | PassageVectors | None,
         embeddings: Embeddings | None,
         version: str,
         gate: GateModel | None = None,
@@ -159,13 +126,16 @@ class Index:
         lexical: LexicalIndex | None = None,
         chinese: npt.NDArray[np.bool_] | None = None,
     ) -> None:
-        """``lexical``, ``chinese``: the chunks' lexical index and which are in Chinese, when
-        stored (else read here, the languages when a question first needs them)."""
+        """``vectors``: the chunks' vectors as a matrix in this process, or the store that holds
+        them (:mod:`rag.search.vectors`). ``lexical``, ``chinese``: the chunks' lexical index and
+        which are in Chinese, when stored (else read here, the languages when a question first
+        needs them)."""
         if (vectors is None) != (embeddings is None):
             msg = "vectors and embeddings must both be given (dense search) or both be None"
             raise ValueError(msg)
-        if vectors is not None and len(chunks) and vectors.shape[0] != len(chunks):
-            msg = f"got {vectors.shape[0]} vectors for {len(chunks)} chunks"
+        matrix = vectors if isinstance(vectors, np.ndarray) else None
+        if matrix is not None and len(chunks) and matrix.shape[0] != len(chunks):
+            msg = f"got {matrix.shape[0]} vectors for {len(chunks)} chunks"
             raise ValueError(msg)
         self.chunks: tuple[Chunk, ...] = tuple(chunks)
         self.version = version
@@ -173,7 +143,9 @@ class Index:
         self.gate = gate or gate_for(None if embeddings is None else embedder_identity(embeddings))
         self.min_score: float = self.gate.threshold if min_score is None else min_score
         """The threshold to refuse below: calibration next to the index, else the default."""
-        self._vectors = None if vectors is None else normalised(vectors)
+        self._vectors = None if matrix is None else normalised(matrix)
+        self.store = None if vectors is None or isinstance(vectors, np.ndarray) else vectors
+        """Where the vectors live when not in this process (``VECTOR_STORE=qdrant``)."""
         if lexical is not None and len(lexical) != len(self.chunks):
             msg = f"got a lexical index of {len(lexical)} texts for {len(self.chunks)} chunks"
             raise ValueError(msg)
@@ -213,6 +185,8 @@ class Index:
         if not self.chunks or (rows is not None and not len(rows)):
             return []
         lexical = self._translated.reading(question, self._lexical.scores(question))
+        if self.store is not None:
+            return self._search_store(self.store, question, k, rows, lexical)
         dense: Matrix | None = None
         if self._vectors is not None and self.embeddings is not None:
             dense = _dense_scores(self._vectors, self.embeddings, question)
@@ -237,6 +211,25 @@ class Index:
             for rank, position in enumerate(found, start=1)
         ]
 
+    def _search_store(
+        self,
+        store: PassageVectors,
+        question: str,
+        k: int,
+        rows: RowArray | None,
+        lexical: LexicalScores,
+    ) -> list[Hit]:
+        """:meth:`search` with the vectors in a store (:mod:`rag.search.candidates`)."""
+        assert self.embeddings is not None
+        query = _query_vector(self.embeddings, question)
+        scores = lexical if rows is None else lexical.subset(rows)
+        weights = candidates.Weights(LEXICAL_WEIGHT, DENSE_WEIGHT)
+        found = candidates.search(
+            scores, rows=rows, gate=self.gate, k=min(k, len(scores.bm25)), query=query,
+            store=store, min_score=self.min_score, weights=weights,
+        )  # fmt: skip
+        return candidates.hits(self.chunks, scores, rows, found)
+
     @staticmethod
     def _fused(bm25: Matrix, dense: Matrix | None, gate: Matrix, k: int) -> list[Ranked]:
         """Reciprocal-rank fusion of BM25 and, when the gate cannot weigh it, the dense ranking."""
@@ -255,18 +248,23 @@ class Index:
         splitter: SplitShape,
         min_score: float | None = None,
         progress: bool = False,
+        store: VectorStore | None = None,
     ) -> Index:
+        """``store``: where the vectors go (embedding only what it lacks), else this process."""
         identity = None if embeddings is None else embedder_identity(embeddings)
         gate = gate_for(identity)
-        vectors = None
-        if embeddings is not None:
+        version = index_version(chunks, splitter, identity, gate)
+        vectors: Matrix | PassageVectors | None = None
+        if embeddings is not None and identity is not None and store is not None:
+            vectors = store.vectors(chunks, embeddings, embedder=identity, version=version).vectors
+        elif embeddings is not None:
             texts = [chunk.dense_text for chunk in chunks]
             vectors = embed_texts(texts, embeddings, progress=progress)
         return cls(
             chunks,
             vectors=vectors,
             embeddings=embeddings,
-            version=index_version(chunks, splitter, identity, gate),
+            version=version,
             gate=gate,
             min_score=min_score,
         )

@@ -87,7 +87,7 @@ class Manifest(Record):
     """Chunk size and overlap."""
     embedder: str | None
     gate: str
-    files: dict[str, StoredFile]
+    files: dict[str, StoredFile] = Field(default_factory=dict)
     """By source path."""
     reader: str | None = None
     """The code that read the files (:data:`rag.search.folder_read.READER`): the stored sizes

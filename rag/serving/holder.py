@@ -115,7 +115,8 @@ class IndexHolder:
         """What ``/healthz`` shows about the served index (JSON-ready, no document text)."""
         state, index = self._state, self._index
         last = state.last_refresh
-        return {
+        store = {} if index.store is None else {"vector_store": index.store.describe()}
+        return store | {
             "version": index.version,
             "passages": len(index),
             "documents": state.documents,

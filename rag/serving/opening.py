@@ -23,7 +23,7 @@ import sys
 from dataclasses import dataclass
 from typing import TextIO
 
-from rag.assemble import embeddings_from_settings, pipeline_around
+from rag.assemble import embeddings_from_settings, pipeline_around, vector_store_from_settings
 from rag.pipeline import Pipeline
 from rag.scopes.sets import ScopeCatalog
 from rag.search.build import BuildReport, load_or_build
@@ -79,6 +79,7 @@ async def open_pipeline(
         on_progress=line,
         on_stage=stoppable(line.stage, builds.stopping),
         embed_at_most=LEXICAL_FIRST_AT if lexical_first else None,
+        vector_store=vector_store_from_settings(settings),
     )
     try:
         with stop_on_signals(builds, lambda text: print(f"\n{text}", file=stderr, flush=True)):

@@ -35,6 +35,7 @@ from rag.ingest.loaders import discover
 from rag.search.build import load_or_build
 from rag.search.embeddings import CachedEmbeddings
 from rag.search.index import Index
+from rag.search.vectors import VectorStore
 from rag.serving.background import BackgroundBuilds, Watched
 from rag.serving.coordination import Announcer, BuildLock
 from rag.serving.holder import Mode, Refresh
@@ -224,16 +225,22 @@ def index_builder(
     min_score: float | None,
     on_batch: Callable[[int], None] | None = None,
     stopping: threading.Event | None = None,
+    vector_store: VectorStore | None = None,
 ) -> Build:
     """The incremental build of :func:`rag.search.build.load_or_build`, with one embedder kept
     for every rebuild (the bundled model loads once per process); ``on_batch`` hears of each
-    batch embedded, ``stopping`` stops the build at the next one."""
+    batch embedded, ``stopping`` stops the build at the next one; ``vector_store``: where the
+    vectors live when not under INDEX_DIR."""
     if embeddings is not None and (on_batch is not None or stopping is not None):
         embeddings = Watched(embeddings, on_batch=on_batch, stopping=stopping)
 
     def build() -> Built:
         index, report = load_or_build(
-            docs_dir, index_dir, embeddings=embeddings, min_score=min_score
+            docs_dir,
+            index_dir,
+            embeddings=embeddings,
+            min_score=min_score,
+            vector_store=vector_store,
         )
         skipped = tuple((s.path, s.reason) for s in report.skipped)
         documents = len({chunk.source for chunk in index.chunks})

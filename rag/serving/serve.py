@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING, TextIO
 
 from langchain_core.embeddings import Embeddings
 
-from rag.assemble import embeddings_from_settings, pipeline_around
+from rag.assemble import embeddings_from_settings, pipeline_around, vector_store_from_settings
 from rag.observer import UNOBSERVED, Observer
 from rag.reviewed.answers import ReviewedAnswers
 from rag.scopes.sets import ScopeCatalog
 from rag.search.build import load_or_build
 from rag.search.embeddings import for_indexing
 from rag.search.progress_line import ProgressLine
+from rag.search.vectors import VectorStore, VectorStoreUnavailable
 from rag.serving.background import BackgroundBuilds
 from rag.serving.coordination import coordination
 from rag.serving.holder import LEXICAL_FIRST_AT
@@ -83,11 +84,10 @@ def serve_pipeline(
         embeddings = embeddings_from_settings(settings)
     assert embeddings is None or isinstance(embeddings, Embeddings)
     backfill, builds = Backfill(), BackgroundBuilds()
-    build, sharing = _builder(
-        settings, embeddings, redis, backfill, builds, beside_questions=not full_index_first
-    )
+    beside = not full_index_first
+    build, sharing, store = _builder(settings, embeddings, redis, backfill, builds, beside)
     known = fingerprint_or_none(settings.docs_dir)  # before the build: no change missed
-    first = _first_build(settings, embeddings, build, progress) if not full_index_first else None
+    first = None if full_index_first else _first_build(settings, embeddings, build, progress, store)
     built, missing, vectors = first or (build(), 0, 0)
     pipeline = pipeline_around(
         built.index, settings, redis=redis, reviewed=reviewed, scopes=scopes, observer=observer
@@ -181,17 +181,20 @@ def _builder(
     redis: GuardedRedis | None,
     backfill: Backfill,
     builds: BackgroundBuilds,
-    *,
     beside_questions: bool,
-) -> tuple[Build, Sharing | None]:
+) -> tuple[Build, Sharing | None, VectorStore | None]:
     """The build every refresh runs; with Redis it reads the vectors other processes computed
     and shares its own (:mod:`rag.serving.sharing`). ``beside_questions``: builds embed with a
     handle (and low-priority thread) of their own; the console embeds everything before its
-    one user asks, at full speed."""
+    one user asks, at full speed. With VECTOR_STORE=qdrant the store (returned too) is what
+    processes share: nothing goes through Redis."""
+    vector_store = vector_store_from_settings(settings)
     indexing = embeddings
     if embeddings is not None and beside_questions:
         indexing = for_indexing(embeddings)
-    sharing = None if redis is None or indexing is None else Sharing.over(redis, indexing)
+    sharing = None
+    if redis is not None and indexing is not None and vector_store is None:
+        sharing = Sharing.over(redis, indexing)
     shared = None if sharing is None or indexing is None else sharing.around(indexing)
     build = index_builder(
         settings.docs_dir,
@@ -200,14 +203,19 @@ def _builder(
         min_score=settings.min_score,
         on_batch=backfill.batch,
         stopping=builds.stopping,
+        vector_store=vector_store,
     )
     if sharing is None or shared is None:
-        return build, None
-    return sharing.publishing(build, shared), sharing
+        return build, None, vector_store
+    return sharing.publishing(build, shared), sharing, vector_store
 
 
 def _first_build(
-    settings: Settings, embeddings: Embeddings | None, build: Build, progress: TextIO | None
+    settings: Settings,
+    embeddings: Embeddings | None,
+    build: Build,
+    progress: TextIO | None,
+    vector_store: VectorStore | None,
 ) -> tuple[Built, int, int]:
     """The full index when its vectors are (nearly all) cached, else the lexical one at once;
     with how many passages the background backfill will embed, of how many vectors in all.
@@ -223,6 +231,7 @@ def _first_build(
             min_score=settings.min_score,
             embed_at_most=0,
             on_stage=None if line is None else line.stage,
+            vector_store=vector_store,
         )
     finally:
         if line is not None:
@@ -234,5 +243,8 @@ def _first_build(
     if report.missing == 0:
         return Built(index, "full", report.files, skipped), 0, report.vectors
     if report.missing <= LEXICAL_FIRST_AT:
-        return build(), 0, report.vectors
+        try:
+            return build(), 0, report.vectors
+        except VectorStoreUnavailable:  # said once by its guard: answer lexically meanwhile
+            pass
     return Built(index, "lexical", report.files, skipped), report.missing, report.vectors

@@ -82,3 +82,39 @@ def test_secrets_stay_out_of_repr_and_come_out_where_used() -> None:
     assert "pw9" not in repr(settings)
     assert secret(settings.redis_url) == "redis://:pw9@h:6379/0"
     assert secret(None) is None
+
+
+def test_the_vector_store_is_local_unless_qdrant_is_named_with_one_place() -> None:
+    assert Settings.from_env({}).vector_store == "local"
+    settings = Settings.from_env(
+        {"VECTOR_STORE": "qdrant", "QDRANT_URL": "http://q:6333", "QDRANT_API_KEY": "s3cret-key"}
+    )
+    assert (settings.vector_store, settings.qdrant_url, settings.qdrant_collection) == (
+        "qdrant",
+        "http://q:6333",
+        "citebot",
+    )
+    assert "s3cret-key" not in repr(settings)
+    local = Settings.from_env({"VECTOR_STORE": "qdrant", "QDRANT_PATH": "/tmp/q"})
+    assert local.qdrant_path == Path("/tmp/q")
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"VECTOR_STORE": "milvus"}, "VECTOR_STORE: Input should be 'local' or 'qdrant'"),
+        ({"VECTOR_STORE": "qdrant"}, "needs exactly one of QDRANT_URL"),
+        (
+            {"VECTOR_STORE": "qdrant", "QDRANT_URL": "http://q", "QDRANT_PATH": "/q"},
+            "both are set",
+        ),
+        ({"QDRANT_URL": "http://q"}, "QDRANT_URL is set but VECTOR_STORE is local"),
+        ({"QDRANT_COLLECTION": "a/b"}, "QDRANT_COLLECTION: String should match pattern"),
+    ],
+)
+def test_a_vector_store_setting_that_cannot_work_is_one_line(
+    env: dict[str, str], message: str
+) -> None:
+    with pytest.raises(SettingsError, match=message) as raised:
+        Settings.from_env(env)
+    assert "\n" not in str(raised.value)

@@ -15,6 +15,7 @@ from rag.search.embeddings import HashingEmbeddings
 from rag.search.gate import HASHING, LEXICAL_ONLY
 from rag.search.index import Index
 from rag.search.manifest import MANIFEST_FILE
+from rag.search.vectors import VectorStore
 
 REFUND = SourceDocument(
     source="policies/refund.md",
@@ -64,8 +65,10 @@ def write_docs(folder: Path, docs: list[SourceDocument]) -> None:
 
 
 @pytest.fixture
-def index() -> Index:
-    return index_documents(DOCS, embeddings=HashingEmbeddings())
+def index(vector_store: VectorStore | None) -> Index:
+    """The same documents, their vectors in this process or in Qdrant: every test below
+    must hold for each."""
+    return index_documents(DOCS, embeddings=HashingEmbeddings(), store=vector_store)
 
 
 def test_search_finds_the_passage_and_reports_every_score(index: Index) -> None:
@@ -159,17 +162,23 @@ def test_version_follows_text_splitter_and_embedder() -> None:
 # --- persistence and incremental rebuilds ----------------------------------------------------
 
 
-def test_second_open_reuses_everything_and_searches_the_same(tmp_path: Path) -> None:
+def test_second_open_reuses_everything_and_searches_the_same(
+    tmp_path: Path, vector_store: VectorStore | None
+) -> None:
     docs_dir, index_dir = tmp_path / "docs", tmp_path / "index"
     write_docs(docs_dir, DOCS)
     first_embedder = CountingEmbeddings()
-    first, first_report = load_or_build(docs_dir, index_dir, embeddings=first_embedder)
+    first, first_report = load_or_build(
+        docs_dir, index_dir, embeddings=first_embedder, vector_store=vector_store
+    )
     assert first_report.chunked_files == 3
     assert len(first_embedder.embedded) == len(first)
     assert (index_dir / MANIFEST_FILE).exists()
 
     embedder = CountingEmbeddings()
-    second, report = load_or_build(docs_dir, index_dir, embeddings=embedder)
+    second, report = load_or_build(
+        docs_dir, index_dir, embeddings=embedder, vector_store=vector_store
+    )
     assert embedder.embedded == []
     assert (report.chunked_files, report.embedded) == (0, 0)
     assert report.reused == len(second)
@@ -181,19 +190,28 @@ def test_second_open_reuses_everything_and_searches_the_same(tmp_path: Path) -> 
     ]
 
 
-def test_only_the_changed_file_is_split_and_embedded(tmp_path: Path) -> None:
+def test_only_the_changed_file_is_split_and_embedded(
+    tmp_path: Path, vector_store: VectorStore | None
+) -> None:
     docs_dir, index_dir = tmp_path / "docs", tmp_path / "index"
     write_docs(docs_dir, DOCS)
-    before, _ = load_or_build(docs_dir, index_dir, embeddings=CountingEmbeddings())
+    before, _ = load_or_build(
+        docs_dir, index_dir, embeddings=CountingEmbeddings(), vector_store=vector_store
+    )
     (docs_dir / "hr/leave.md").write_text(LEAVE.text + "\nCarry-over needs approval.\n", "utf-8")
 
     embedder = CountingEmbeddings()
-    after, report = load_or_build(docs_dir, index_dir, embeddings=embedder)
+    after, report = load_or_build(
+        docs_dir, index_dir, embeddings=embedder, vector_store=vector_store
+    )
     assert report.chunked_files == 1
     assert embedder.embedded
     assert all("Annual leave" in text for text in embedder.embedded)
     assert after.version != before.version
     assert any("Carry-over" in c.text for c in after.chunks)
+    hits = after.search("Does carry-over need approval?", 1)
+    assert "Carry-over" in hits[0].chunk.text
+    assert hits[0].dense is not None
 
 
 def test_a_removed_file_leaves_the_index(tmp_path: Path) -> None:

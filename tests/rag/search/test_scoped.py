@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from rag.ingest.documents import SourceDocument
@@ -11,6 +13,7 @@ from rag.search.build import index_documents
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.index import Index
 from rag.search.scoped import ScopedRows, allowed_rows
+from tests.fakes.qdrant_fixture import close_store, qdrant_store
 
 LEAVE = "Full-time employees receive 20 days of paid annual leave per year."
 
@@ -42,10 +45,19 @@ def docs() -> list[SourceDocument]:
 CATALOG = ScopeCatalog({"public": (compile_glob("public/**"),), "hr": (compile_glob("hr/**"),)})
 
 
-@pytest.fixture(scope="module", params=["dense", "lexical"])
-def index(request: pytest.FixtureRequest) -> Index:
-    embeddings = HashingEmbeddings() if request.param == "dense" else None
-    return index_documents(docs(), embeddings=embeddings)
+@pytest.fixture(scope="module", params=["dense", "lexical", "qdrant-local", "qdrant-server"])
+def index(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Index]:
+    """Dense in this process, lexical, or dense with the vectors in Qdrant, where the scope
+    is a filter inside the engine."""
+    embeddings = None if request.param == "lexical" else HashingEmbeddings()
+    if not request.param.startswith("qdrant"):
+        yield index_documents(docs(), embeddings=embeddings)
+        return
+    store, handle = qdrant_store(request.param, tmp_path_factory.mktemp("qdrant"))
+    yield index_documents(docs(), embeddings=embeddings, store=store)
+    close_store(handle)
 
 
 def test_unscoped_search_finds_the_hr_passages_first(index: Index) -> None:
