@@ -219,7 +219,9 @@ def _parsed(data: bytes) -> Glossary:
     return Glossary.parse(gzip.decompress(data).decode("utf-8").splitlines())
 
 
-def _cache_dir() -> Path:
+def cache_dir() -> Path:
+    """Where what this machine derives once from the installed packages is kept (this
+    dictionary, the bundled e5 as an onnxruntime graph)."""
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "citebot"
 
 
@@ -261,7 +263,7 @@ def _opened(path: Path) -> Glossary:
 
 def _load() -> Glossary:
     data = _data()
-    path = _cache_dir() / f"glossary-{_key(data)}.sqlite"
+    path = cache_dir() / f"glossary-{_key(data)}.sqlite"
     try:
         return _opened(path)
     except sqlite3.Error as error:  # none yet (it can't be opened read-only), or damaged

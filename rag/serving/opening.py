@@ -35,10 +35,11 @@ from rag.serving.stopping import stop_on_signals
 from rag.settings import Settings
 from rag.storage.redis_guard import GuardedRedis
 
-ASSUMED_RATES = {E5Embeddings.identity: 25.0}
+ASSUMED_RATES = {E5Embeddings.identity: 45.0, E5Embeddings.NUMPY_IDENTITY: 22.0}
 """Passages a second an embedder is known to manage on 2 cores, for the estimate said before
-any is embedded (the bundled e5 on an idle machine: 24 on realdocs-tune en-18f, 26 on zh-apisix,
-about 33 on bench/bigfolder.py's pages; fewer when the machine is shared)."""
+any is embedded. The numpy engine on an idle machine: 19.5-20.3 on a 36k-passage folder
+(issue 38), 24 on realdocs-tune en-18f, 26 on zh-apisix; onnxruntime's int8 path 2.0x the
+numpy engine, paired on the same (busy) machine (bench/speed.py); fewer when it is shared."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +97,7 @@ async def open_pipeline(
 def embedding_estimate(settings: Settings, passages: int) -> float | None:
     """Seconds the configured embedder is expected to need for ``passages`` on 2 cores, before
     any is embedded (``None``: no known rate, as for a remote endpoint)."""
-    rate = ASSUMED_RATES.get(E5Embeddings.identity if settings.embeddings == "e5" else "")
+    rate = ASSUMED_RATES.get(E5Embeddings().identity if settings.embeddings == "e5" else "")
     return None if rate is None else passages / rate
 
 

