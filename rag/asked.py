@@ -103,6 +103,21 @@ _ADDRESS = re.compile(
 """An email address, a URL, a path: where to send, find or put something in documentation."""
 _STEP_TEXT = re.compile(r"`[^`\n]+`|^\s*[$#>]\s|→|\s>\s")
 """A command or a menu path in a sentence: what a how-to answer quotes."""
+_NOT_VERBS = (
+    "the a an this that these those it its they you we i he she if when once after before all "
+    "some most each every there here in on at for to from by with as but and or so also during "
+    "since until while within without under over between through per our your their my no not"
+)
+_EN_IMPERATIVE = re.compile(
+    rf"^\W*(?:please\s+)?(?!(?:{'|'.join(_NOT_VERBS.split())})\b)[A-Za-z]+(?<![^s]s)\s+"
+    r"(?:a|an|the|your|to|on|in|into|with|for|from|at|this|that|it|them|all|any|up|out|off|"
+    r"each|one|\w+ing|[`\"'*_(\[“])(?:\b|\B)",
+    re.IGNORECASE,
+)
+"""An instruction: a sentence opening with a verb ("Submit a request…", "Try cleaning…",
+"Enter `gsa.zoomgov.com`", "Refer to **Hire NTE Dt**"): the first word is no article,
+pronoun, preposition or plural ("Employees in…"), the next an article, preposition, pronoun,
+-ing form or quoted text."""
 
 
 def asked_for(question: str) -> frozenset[Kind]:
@@ -149,7 +164,8 @@ class Asked:
             found.add("person")
         if "place" in self.kinds and self._place(sentence):
             found.add("place")
-        if "steps" in self.kinds and (steps or _STEP_TEXT.search(sentence)):
+        instruction = _STEP_TEXT.search(sentence) or _EN_IMPERATIVE.match(sentence)
+        if "steps" in self.kinds and (steps or instruction):
             found.add("steps")
         return frozenset(found)
 

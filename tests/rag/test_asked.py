@@ -74,3 +74,9 @@ def test_steps_are_a_list_or_a_command() -> None:
     assert asked.held("Run `git config --global commit.gpgsign true`.") == {"steps"}
     assert asked.held("Sign every commit.", steps=True) == {"steps"}
     assert not asked.held("Signed commits show a badge.")
+    fix = Asked.of("my calls get cut at 40 min, how do I get that fixed")
+    assert fix.held("Submit a Service Now request to be upgraded to a Licensed user.")
+    assert fix.held("Try cleaning the contact pad with a pencil eraser.")
+    assert fix.held('Select "GSA Generic Request".')
+    assert not fix.held("Employees in the field get a license.")
+    assert not fix.held("During the meeting, the host keeps the view.")

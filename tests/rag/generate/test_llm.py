@@ -239,7 +239,7 @@ def test_the_offline_model_compares_sentences_with_the_configured_embedder() -> 
     alone decide) or with a chat model (it reads the sources itself)."""
     similarity = similarity_from_settings(Settings(embeddings="e5"))
     assert similarity is not None
-    assert similarity.identity == E5Embeddings.identity
+    assert similarity.identity == E5Embeddings().identity
     model = chat_model_from_settings(Settings(), similarity=similarity)
     assert isinstance(model, ExtractiveChatModel)
     assert model.similarity is similarity
