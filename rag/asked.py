@@ -92,7 +92,7 @@ _EN_NAME = re.compile(
 """Two or more capitalised words in a row: "Big Freedia", "J. K. Rowling", "Lake Havasu City"."""
 _ZH_NAME = re.compile(rf"[{IDEOGRAPHS}]{{1,5}}[·・．][{IDEOGRAPHS}]{{1,6}}")
 """A transliterated name: "马库斯·温克霍克"."""
-_EN_PLACE = re.compile(r"\b(?:in|at|near|from|outside|inside)\s+(?:the\s+)?([A-Z][\w'’-]+)")
+_EN_PLACE = re.compile(r"\b(?:in|at|near|from|outside|inside)\s+(?:the\s+|\d+\s+)?([A-Z][\w'’-]+)")
 _ZH_PLACE = re.compile(
     rf"[{IDEOGRAPHS}]{{1,6}}(?:省|市|县|州|国|岛|洲|湾|镇|村|港|区)(?:[^{IDEOGRAPHS}]|[的境内])"
     r"|位于|分布|坐落|地处|产于"

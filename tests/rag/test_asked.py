@@ -65,6 +65,7 @@ def test_a_name_a_time_and_a_place_are_new_ones() -> None:
     where = Asked.of("where do I send the form")
     assert where.held("Email it to tts-events@gsa.gov.") == {"place"}
     assert where.held("The bridge now stands in Lake Havasu City.") == {"place"}
+    assert where.held("If you drive, you may park at 355 McAllister Street.") == {"place"}
     assert not where.held("Send it after your manager approved it.")
     assert Asked.of("黄蝉种植在哪里？").held("黄蝉原生于巴西，现广植于广东省。") == {"place"}
 
