@@ -8,9 +8,10 @@ score best that way are also compared with the question by meaning: a sentence t
 was asked in other words ("the daily meal allowance" for "per diem") climbs, one that merely
 repeats the question's words ("West sings …" for "who sings at the beginning") falls.
 
-Measured on the tuning sets (``bench/realdocs.py``, same retrieved passages, answerable
-questions correct): lexical only vs with e5's question-sentence cosine, en-18f 29 -> 33 of 60,
-zh-apisix 34 -> 33 of 60, clapnq 40 -> 49 of 76, cmrc2018-trial 607 -> 621 of 688.
+Over the passages the lexical phase retrieves, by words alone and with e5's question-sentence
+cosine, answerable questions quoted correctly: en-18f 31 and 35 of 60, zh-apisix 33 and 33,
+clapnq 40 and 49 of 76, cmrc2018-trial 607 and 617 of 688 (bench/README.md, "Which sentences the
+offline answer quotes", has the full-mode figures and the cost).
 """
 
 from __future__ import annotations
