@@ -69,6 +69,15 @@ _NOT_UNITS = frozenset("钱人次种些")
 """What follows 多少/几 without being a unit a number stands beside (多少钱 is "… 元")."""
 UNIT_REACH = 4
 """Characters between a number and its unit ("四个级别", "15 working days" read by word)."""
+_SAME_UNIT = {
+    "天": "天日",
+    "日": "天日",
+    "周": "周星礼",
+    "星": "周星礼",
+    "块": "块元",
+    "元": "元块",
+}
+"""Units written either way: 几天 is answered in 工作日, 几周 in 星期 or 礼拜, 多少块 in 元."""
 
 _FORMULA = re.compile(r"\S\s*[=×÷]\s*\S|\d\s*[%％]|百分之|\d\s*倍")
 """How an amount is worked out: a formula ("退费金额 = 实付课程费 × …") or a rate ("150%")."""
@@ -184,7 +193,7 @@ class Asked:
                 words = re.findall(r"[a-z]+", after.lower())[:2]
                 if self.unit in english_stems(words):
                     return True
-            elif self.unit in after[: UNIT_REACH + 1]:
+            elif any(u in after[: UNIT_REACH + 1] for u in _SAME_UNIT.get(self.unit, self.unit)):
                 return True
         return False
 

@@ -200,6 +200,11 @@ _QUERY_STOP_BIGRAMS = frozenset(
 )
 
 
+_HOW_DOES_IT_WORK = re.compile(r"(怎么|如何|怎样|咋)算")
+"""``转班怎么算`` asks how transfers work, not for a calculation: the 算 of the idiom is question
+wording, and left in it ranks every section about 计算 above the one about 转班."""
+
+
 def query_terms(text: str) -> list[str]:
     """What search looks up for a question: its :func:`search_terms` without the words that
     only make it a question — English stopwords, Chinese function characters and question words
@@ -210,7 +215,7 @@ def query_terms(text: str) -> list[str]:
     cmrc2018-trial 0.976 → 0.983 and on realdocs-tune en-18f 0.779 → 0.798, zh-apisix
     0.684 → 0.707. Passages are indexed whole (:func:`search_terms`)."""
     found: list[str] = []
-    for term in search_terms(text):
+    for term in search_terms(_HOW_DOES_IT_WORK.sub(r"\1", text)):
         if term.isascii():
             if term in _EN_STOP_STEMS:
                 continue

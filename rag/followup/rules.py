@@ -14,7 +14,11 @@ previous one):
 - *condition* — ``如果只剩 1 课时呢？``, ``What if I submit it after 90 days?``: the previous
   question with the condition;
 - *short reference* — ``最多几天？``, ``Do I need receipts for it?``: a short question with a
-  pronoun or without a subject of its own is read together with the previous question.
+  pronoun or without a subject of its own is read together with the previous question;
+- *a thing named in Latin letters* — ``那签出来的 token 默认多久过期？`` after ``jwt-auth 默认用啥
+  算法签名？``: Chinese questions about software name it in Latin letters (plugins, settings,
+  products); a follow-up that opens as a continuation (那, 它, 如果, 除了…) or names nothing in
+  Latin letters of its own is asked about the things the previous question named.
 """
 
 from __future__ import annotations
@@ -31,17 +35,19 @@ _ZH_MORE = re.compile(r"^(?:那|那么)?(?:还有|还有呢|还有吗|还有别�
 _ZH_CONDITION = re.compile(r"^(?:那|那么)?(?:如果|要是|假如)(?P<cond>.+?)(?:的话)?(?:呢|怎么办)?$")
 _ZH_SUBSTITUTE = re.compile(r"^(?:那|那么|换成)?(?P<thing>.+?)(?:的)?呢$")
 _EN_MORE = re.compile(r"^(?:and |so )?(?:what|anything) else$", re.IGNORECASE)
-_EN_CONDITION = re.compile(r"^(?:and |but |so )?what if (?P<cond>.+)$", re.IGNORECASE)
+_EN_CONDITION = re.compile(r"^(?:and |but |so )?(?:what )?if (?P<cond>.+)$", re.IGNORECASE)
 _EN_SUBSTITUTE = re.compile(
     r"^(?:(?:and|so|but) )?(?:(?:what|how) about|and) (?:for |in |on |with |the )?(?P<thing>.+)$",
     re.IGNORECASE,
 )
-_EN_REFERENCE = re.compile(r"\b(?:it|its|this|that|these|those|them|they)\b", re.IGNORECASE)
+_EN_REFERENCE = re.compile(r"\b(?:it|its|this|that|these|those|them|they|there)\b", re.IGNORECASE)
 
 SHORT_ZH = 10
 """A Chinese follow-up this short (characters) with a reference word leans on the last turn."""
-SHORT_EN = 7
-"""An English follow-up of at most this many words with a pronoun leans on the last turn."""
+SHORT_EN = 16
+"""An English follow-up of at most this many words with a pronoun leans on the last turn (in a
+thread, "does it renew by itself next year or do i have to sign up again" is about the last
+question's subject)."""
 
 
 def standalone(message: str, history: Sequence[str]) -> str:
@@ -77,7 +83,22 @@ def _zh(message: str, previous: str) -> str | None:
             return rewritten
     if _leans_on_previous_zh(body):
         return f"{previous.rstrip(_ZH_END)}，{message}"
-    return None
+    return _with_names(message, previous)
+
+
+_LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]")
+_ZH_CONTINUES = re.compile(r"^(?:那|那么|它|这样|这个|那个|如果|要是|另外|除了)")
+
+
+def _with_names(message: str, previous: str) -> str | None:
+    """``message`` asked about what ``previous`` named in Latin letters and ``message`` does not
+    (``jwt-auth 那签出来的 token 默认多久过期？``), when it continues the last turn: it opens as a
+    continuation or names nothing in Latin letters of its own."""
+    own = {name.lower() for name in _LATIN_NAME.findall(message)}
+    names = [n for n in dict.fromkeys(_LATIN_NAME.findall(previous)) if n.lower() not in own]
+    if not names or (own and not _ZH_CONTINUES.match(message)):
+        return None
+    return f"{' '.join(names)} {message}"
 
 
 def _en(message: str, previous: str) -> str | None:

@@ -81,3 +81,11 @@ def test_steps_are_a_list_or_a_command() -> None:
     assert fix.held('Select "GSA Generic Request".')
     assert not fix.held("Employees in the field get a license.")
     assert not fix.held("During the meeting, the host keeps the view.")
+
+
+def test_a_unit_written_the_other_way_is_the_unit_asked_about() -> None:
+    # 几天 is answered in 工作日, 几周 in 星期: the day beside the number counts, not a date.
+    days = Asked.of("年假有几天？")
+    assert days.has_unit("全职员工每个日历年享有 15 个工作日的带薪年假。")
+    assert not days.has_unit("结转的天数须在次年 3 月 31 号前休完。")
+    assert Asked.of("产假有几周？").has_unit("产假为 16 个星期。")

@@ -143,3 +143,45 @@ def test_greetings_thanks_ok_and_emoji_are_small_talk(text: str) -> None:
 )
 def test_anything_asking_something_is_not_small_talk(text: str) -> None:
     assert not is_small_talk(text)
+
+
+@pytest.mark.parametrize(
+    ("previous", "message", "expected"),
+    [
+        (
+            "limit-count 插件按什么计数？",
+            "那超过以后返回什么状态码？",
+            "limit-count 那超过以后返回什么状态码？",
+        ),
+        (
+            "key-auth 的 header 叫什么？",
+            "它能放在 query 里吗？",
+            "key-auth header 它能放在 query 里吗？",
+        ),
+        ("Grafana 的面板怎么导入？", "默认刷新间隔是多少", "Grafana 默认刷新间隔是多少"),
+    ],
+)
+def test_a_chinese_follow_up_is_asked_about_what_the_last_turn_named_in_latin_letters(
+    previous: str, message: str, expected: str
+) -> None:
+    assert standalone(message, [previous]) == expected
+
+
+def test_a_chinese_question_naming_its_own_thing_keeps_to_it() -> None:
+    # It names a thing of its own and does not open as a continuation: a new question.
+    message = "prometheus 插件的指标在哪个端口？"
+    assert standalone(message, ["limit-count 插件按什么计数？"]) == message
+
+
+def test_a_longer_english_follow_up_with_a_pronoun_is_read_with_the_last_turn() -> None:
+    previous = "how do I enroll in the commuter benefit?"
+    message = "does it carry over into the next month if I don't spend all of it?"
+    assert standalone(message, [previous]) == f"how do I enroll in the commuter benefit: {message}"
+
+
+def test_and_if_is_a_condition_on_the_last_turn() -> None:
+    previous = "how many days of annual leave do I get?"
+    assert (
+        standalone("and if I work part time?", [previous])
+        == "how many days of annual leave do I get if I work part time?"
+    )
