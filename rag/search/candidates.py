@@ -25,14 +25,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
+import numpy.typing as npt
 
 from rag.chunks import Chunk
 from rag.results import Hit
 from rag.search.fusion import DEFAULT_DEPTH, RowArray, fuse, top_positions
 from rag.search.gate import LEXICAL_ONLY, GateModel
 from rag.search.lexical import LexicalScores
+from rag.search.standing import background_standing, eligible
 from rag.search.vectors import FloatArray, PassageVectors, VectorStoreUnavailable
 
 logger = logging.getLogger(__name__)
@@ -57,6 +60,18 @@ class Weights:
     dense: float
 
 
+@dataclass(frozen=True, slots=True)
+class Background:
+    """What the dense cosine's standing is measured against (:mod:`rag.search.standing`): a
+    fixed sample of the index's rows, asked for with the lexical candidates, and which of the
+    index's rows are written in Chinese."""
+
+    rows: RowArray
+    chinese: npt.NDArray[np.bool_]
+    crossed: npt.NDArray[np.bool_]
+    """Of the searched positions: written in the other language than the question."""
+
+
 def search(
     lexical: LexicalScores,
     *,
@@ -67,13 +82,14 @@ def search(
     store: PassageVectors,
     min_score: float,
     weights: Weights,
+    background: Background | None = None,
 ) -> list[Found]:
     """The ``k`` best positions of ``lexical`` (the scores of ``rows``, all rows when
     ``None``) with their gate scores and cosines, best first."""
     if query is not None:
         try:
             if gate.dense is not None:
-                return _by_gate(lexical, rows, gate, k, query, store)
+                return _by_gate(lexical, rows, gate, k, query, store, background)
             return _by_rank(lexical, rows, gate, k, query, store, weights)
         except VectorStoreUnavailable:
             pass  # the store's guard said so once per outage
@@ -103,11 +119,13 @@ def _by_gate(
     k: int,
     query: FloatArray,
     store: PassageVectors,
+    background: Background | None,
 ) -> list[Found]:
     lexical_part = gate.coverage.z(lexical.coverage) + gate.cosine.z(lexical.cosine)
     depth = max(DEFAULT_DEPTH, k)
     while True:
-        found, exact = _ranked(lexical, lexical_part, rows, gate, k, depth, query, store)
+        asked = (lexical, lexical_part, rows, gate, k, depth)
+        found, exact = _ranked(*asked, query, store, background)
         if exact or depth >= MAX_DEPTH or depth >= len(lexical_part):
             return found
         depth *= 4
@@ -122,31 +140,66 @@ def _ranked(
     depth: int,
     query: FloatArray,
     store: PassageVectors,
+    background: Background | None,
 ) -> tuple[list[Found], bool]:
     """The top ``k`` of both lists of length ``depth``, and whether they are provably the
     top ``k`` of all positions."""
     assert gate.dense is not None
     by_lexicon = top_positions(lexical_part, depth)
-    answer = store.dense(query, nearest=depth, rows=rows, also=_rows_of(by_lexicon, rows))
+    named = _rows_of(by_lexicon, rows)
+    sample = np.zeros(0, np.intp) if background is None else background.rows
+    answer = store.dense(query, nearest=depth, rows=rows, also=np.concatenate([named, sample]))
     nearest, cosines = _positions(answer.rows, answer.cosines, rows)
     candidates = np.union1d(by_lexicon, nearest)
     dense = np.full(len(candidates), np.nan, np.float32)
-    dense[np.searchsorted(candidates, by_lexicon)] = answer.asked
+    dense[np.searchsorted(candidates, by_lexicon)] = answer.asked[: len(named)]
     dense[np.searchsorted(candidates, nearest)] = cosines
     # A passage the store holds no vector for (replaced moments ago by another process's
     # re-index) cannot be weighed: it is left out rather than ranked on two signals.
     known = ~np.isnan(dense)
     candidates, dense = candidates[known], dense[known]
-    scores = gate.scores(lexical.coverage[candidates], lexical.cosine[candidates], dense)
+    stood, moments = None, cast("dict[bool, tuple[float, float]]", {})
+    if background is not None:
+        languages = background.chinese[_rows_of(candidates, rows)]
+        cosines_of_sample = answer.asked[len(named) :]
+        sampled = background.chinese[sample]
+        corpus = eligible(background.chinese)
+        stood, moments = background_standing(cosines_of_sample, sampled, dense, languages, corpus)
+    crossed = None if background is None else background.crossed[candidates]
+    scores = gate.scores(
+        lexical.coverage[candidates], lexical.cosine[candidates], dense, stood, crossed
+    )
     order = np.lexsort((candidates, -scores))[:k]
     lexical_floor = (
         -np.inf if len(by_lexicon) == len(lexical_part) else lexical_part[by_lexicon[-1]]
     )
-    dense_floor = gate.dense.z(np.asarray([answer.floor], np.float32))[0]
-    bound = (float(lexical_floor) + float(dense_floor)) / 3
+    bound = _bound(gate, float(lexical_floor), answer.floor, moments, background is not None)
     exact = bound == -np.inf or (len(order) == k and float(scores[order[-1]]) >= bound)
     found = [Found(int(candidates[i]), float(scores[i]), float(dense[i])) for i in order.tolist()]
     return found, exact
+
+
+def _bound(
+    gate: GateModel,
+    lexical_floor: float,
+    dense_floor: float,
+    moments: dict[bool, tuple[float, float]],
+    standing: bool,
+) -> float:
+    """The highest gate score a passage in neither list can have: its lexical part and cosine
+    are at most the floors, so its standing at most the floor's in the more lenient language
+    (and without a background for its language, the mean of the other terms)."""
+    assert gate.dense is not None
+    lifted = dense_floor + gate.crossing  # a passage in the other language counts as higher
+    dense_z = float(gate.dense.z(np.asarray([lifted], np.float32))[0])
+    three = (lexical_floor + dense_z) / 3
+    if not standing or gate.standing is None:
+        return three
+    if not moments:
+        return three
+    best = max((dense_floor - mean) / spread for mean, spread in moments.values())
+    four = (lexical_floor + dense_z + float(gate.standing.z(np.asarray([best], np.float32))[0])) / 4
+    return four if len(moments) == 2 else max(three, four)
 
 
 def _by_rank(

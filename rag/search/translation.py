@@ -55,11 +55,16 @@ class Translation:
         # The better reading: an "English" passage may be config holding the words as written.
         return own.raised_to(crossed, where=other)
 
-    def _in_language(self, language: Language) -> Flags:
+    @property
+    def chinese(self) -> Flags:
+        """Which passages are written in Chinese (read once, when first needed)."""
         if self._chinese is None:
             self._chinese = written_in_chinese(self.chunks)
+        return self._chinese
+
+    def _in_language(self, language: Language) -> Flags:
         if language == "zh":
-            return self._chinese
+            return self.chinese
         if self._no_ideograph is None:
             self._no_ideograph = np.fromiter(
                 (not has_ideograph(chunk.text) for chunk in self.chunks),

@@ -7,8 +7,8 @@ import numpy as np
 from rag.ingest.documents import SourceDocument
 from rag.qdrant.scope_filter import compressed
 from rag.search.build import index_documents
+from rag.search.dense import normalised
 from rag.search.embeddings import HashingEmbeddings
-from rag.search.index import normalised
 from rag.search.vectors import VectorStore
 
 DOCUMENTS = ["hr/a.md", "hr/b.md", "hr/pay/c.md", "public/d.md", "public/e.md", "top.md"]
