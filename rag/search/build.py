@@ -32,10 +32,11 @@ from rag.ingest.splitter import Splitter
 from rag.search.build_vectors import dense_vectors, local_cache, missing_vectors
 from rag.search.calibration import load_calibration
 from rag.search.embedding_run import OnProgress
-from rag.search.embeddings import embedder_identity
+from rag.search.embeddings import CachedEmbeddings, embedder_identity
 from rag.search.folder_read import READER, FolderRead, read_folder
 from rag.search.folder_split import Split, snapshot_split, split_folder
-from rag.search.gate import gate_for
+from rag.search.gate import GateModel, gate_for
+from rag.search.handles import for_questions
 from rag.search.index import Index
 from rag.search.lexical_store import Lexical, open_lexical
 from rag.search.manifest import (
@@ -45,6 +46,7 @@ from rag.search.manifest import (
     parse_manifest,
     write_manifest,
 )
+from rag.search.on_demand import OnDemand
 from rag.search.progress_line import OnStage
 from rag.search.snapshot import Snapshot, read_snapshot, write_snapshot
 from rag.search.vectors import VectorStore
@@ -114,13 +116,11 @@ def load_or_build(
 
     ``min_score``: MIN_SCORE, else a calibration stored for the gate, else its default.
     ``on_progress`` hears how the embedding goes (``progress``: a line on stderr), ``on_stage``
-    how reading, splitting and counting terms go (a new folder takes seconds before the first
-    passage exists); ``store=False`` writes no manifest (other processes read one as a new
-    version). ``embed_at_most``: when more passages lack a vector, none is embedded and the
-    index is the lexical one (the manifest written only when there was none); the report's
-    ``missing`` says how many lack one. ``vector_store``: where the vectors live when not under
-    INDEX_DIR (``VECTOR_STORE=qdrant``, :mod:`rag.search.build_vectors`).
-    """
+    how reading, splitting and counting terms go; ``store=False`` writes no manifest (others
+    would read it as a new version). ``embed_at_most``: when more passages lack a vector, none
+    is embedded and the index is the lexical one (:func:`_lexical_start`; the report's
+    ``missing`` says how many lack one). ``vector_store``: where the vectors live when not
+    under INDEX_DIR (``VECTOR_STORE=qdrant``, :mod:`rag.search.build_vectors`)."""
     started = time.perf_counter()
     splitter = Splitter()
     identity = None if embeddings is None else embedder_identity(embeddings)
@@ -131,10 +131,11 @@ def load_or_build(
     read, split = opened.read, opened.split
     cached = local_cache(embeddings, index_dir, vector_store)
     missing = missing_vectors(split, cached, vector_store, identity, gate, splitter)
+    on_demand = None
     if embeddings is not None and embed_at_most is not None and missing > embed_at_most:
-        # Lexical: stored only as the first record of the folder (no index announced yet), so
-        # the next run reads no file again; over a full index it would announce a new version.
-        embeddings, cached, identity, gate = None, None, None, gate_for(None)
+        # Lexical: stored only as the first record of the folder (none announced yet).
+        on_demand, gate = _lexical_start(split, cached, gate)
+        embeddings, cached, identity = None, None, None
         store = store and raw is None
     version = version_of(split.digests, splitter, identity, gate)
     dense = dense_vectors(
@@ -154,8 +155,21 @@ def load_or_build(
         min_score=min_score,
         lexical=lexical.index,
         chinese=lexical.chinese,
+        on_demand=on_demand,
     )
     return index, _report(read, split, dense.counts, version, opened.previous, missing, started)
+
+
+def _lexical_start(
+    split: Split, cached: CachedEmbeddings | None, gate: GateModel
+) -> tuple[OnDemand | None, GateModel]:
+    """How a lexical start weighs a question: with the vectors in this process, its candidates
+    are embedded on demand and weighed by the dense gate (:mod:`rag.search.on_demand`); else
+    (a vector store out of reach) by the lexical gate."""
+    if cached is None:
+        return None, gate_for(None)
+    asking = for_questions(cached.inner)
+    return OnDemand(split.chunks, asking, cached.path, stored=cached), gate
 
 
 @dataclass(frozen=True, slots=True)

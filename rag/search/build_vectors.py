@@ -16,11 +16,11 @@ from pathlib import Path
 from langchain_core.embeddings import Embeddings
 
 from rag.ingest.splitter import Splitter
+from rag.search.dense import Matrix
 from rag.search.embedding_run import OnProgress, embed_chunks
 from rag.search.embeddings import CachedEmbeddings, embedder_identity
 from rag.search.folder_split import Split
 from rag.search.gate import GateModel
-from rag.search.index import Matrix
 from rag.search.progress_line import ProgressLine
 from rag.search.vectors import PassageVectors, Stored, VectorStore, VectorStoreUnavailable
 from rag.search.versions import version_of

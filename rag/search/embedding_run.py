@@ -18,8 +18,9 @@ import numpy as np
 
 from rag.chunks import Chunk
 from rag.errors import CitebotError
+from rag.search.dense import Matrix, normalised
 from rag.search.embeddings import CachedEmbeddings
-from rag.search.index import Matrix, normalised
+from rag.search.on_demand import background_rows
 
 BATCH = 8
 """Passages per embedder call; also how often a stop is looked at."""
@@ -56,6 +57,10 @@ def embed_chunks(
     wanted = list(dict.fromkeys(keys))
     have = cached.stored(wanted)
     todo = [key for key in wanted if key not in have]
+    # The on-demand standing's background sample first: seconds into a backfill, questions of
+    # the lexical phase are weighed against it (rag.search.on_demand).
+    first = {keys[row] for row in background_rows(len(keys))}
+    todo.sort(key=lambda key: key not in first)
     needed = set(todo)
     texts = {
         key: chunk.dense_text for key, chunk in zip(keys, chunks, strict=True) if key in needed
@@ -70,8 +75,8 @@ def embed_chunks(
             batch = todo[start : start + BATCH]
             cached.embed_documents([texts[key] for key in batch])
             done += len(batch)
-            if on_progress is not None:
-                on_progress(done, len(todo))
+            if on_progress is not None:  # with what questions embedded meanwhile
+                on_progress(min(done + cached.adopted, len(todo)), len(todo))
             if clock() - saved >= SAVE_SECONDS:
                 cached.save()
                 saved = clock()
@@ -81,7 +86,7 @@ def embed_chunks(
         if cached.embedded:
             cached.save()
         if isinstance(error, BuildStopped):
-            kept = len(wanted) - len(todo) + done
+            kept = len(cached.stored(wanted))  # with what questions embedded meanwhile
             raise BuildStopped(kept, len(wanted)) from None
         raise
     if cached.embedded or len(cached) != len(wanted):

@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
@@ -29,7 +29,7 @@ from rag.reading import features
 from rag.search import e5_runtime
 from rag.search.e5_engine import encode, shared_model
 from rag.search.e5_model import Floats
-from rag.search.priority import low_priority_thread
+from rag.search.vector_handoff import register
 
 logger = logging.getLogger(__name__)
 
@@ -117,46 +117,6 @@ def _usable_cores() -> int:
     return len(affinity(0)) if affinity else (os.cpu_count() or 1)
 
 
-class SeparateIndexing(Embeddings):
-    """Queries on one embedder, indexing on another handle of the same model (same identity,
-    so the same vectors and cache) on a thread of its own at the lowest CPU priority
-    (:mod:`rag.search.priority`): a question never waits for a rebuild's batch to finish, and
-    its query embedding gets the cores first.
-
-    (The bundled e5 once serialised calls on a handle, so a rebuild's batch held every dense
-    query for seconds; its numpy engine does not, but the priority still matters.) Only the
-    embedding is lowered, not the rebuild's Python work: a low-priority thread holding
-    Python's GIL would make the questions wait for it in turn.
-    """
-
-    def __init__(self, queries: Embeddings, documents: Embeddings) -> None:
-        self.queries = queries
-        self.documents = documents
-        self.identity = embedder_identity(queries)
-        self._thread = low_priority_thread("citebot-embed-documents")
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return self._thread.submit(self.documents.embed_documents, texts).result()
-
-    def embed_documents_now(self, texts: list[str]) -> list[list[float]]:
-        """A few passages a question needs now (e.g. lexical candidates without a vector
-        yet): on the calling thread, at its priority, not queued behind a backfill's batch.
-        The same vectors as :meth:`embed_documents`."""
-        return self.queries.embed_documents(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        return self.queries.embed_query(text)
-
-
-def for_indexing(embeddings: Embeddings) -> Embeddings:
-    """``embeddings`` with indexing on a low-priority thread of its own (the bundled e5: a
-    second handle, sharing the model's arrays with the first)."""
-    if isinstance(embeddings, E5Embeddings):
-        twin = E5Embeddings(threads=embeddings.threads, engine=embeddings.engine)
-        return SeparateIndexing(embeddings, twin)
-    return embeddings
-
-
 class HashingEmbeddings(Embeddings):
     """Lexical features hashed (crc32, stable across processes) into ``dim`` signed buckets.
 
@@ -238,9 +198,23 @@ class CachedEmbeddings(Embeddings):
         """Texts sent to the inner embedder since construction."""
         self.reused = 0
         """Texts answered from the cache since construction."""
+        self.adopted = 0
+        """Vectors taken from elsewhere in this process since construction (a question's
+        candidates, embedded on demand while this cache's backfill ran)."""
         self._vectors: dict[str, np.ndarray[Any, np.dtype[np.float32]]] = {}
         self._lock = threading.Lock()
         self._load()
+        for key, vector in register(self.path, self).items():  # embedded on demand before
+            self._vectors.setdefault(key, vector)
+
+    def adopt(self, vectors: Mapping[str, np.ndarray[Any, np.dtype[np.float32]]]) -> None:
+        """Take vectors embedded elsewhere in this process (:mod:`rag.search.vector_handoff`);
+        :attr:`adopted` counts the ones it lacked."""
+        with self._lock:
+            for key, vector in vectors.items():
+                if key not in self._vectors:
+                    self._vectors[key] = vector
+                    self.adopted += 1
 
     def _load(self) -> None:
         if not self.path.exists():

@@ -56,7 +56,8 @@ class BackfillWatch:
         estimate = embedding_estimate(self.settings, missing)
         took = "" if estimate is None else f", about {duration(estimate)} on 2 cores"
         return (
-            f"Lexical mode: answering now from the lexical index ({passages:,} passages); "
+            f"Lexical mode: answering now from the lexical index ({passages:,} passages), each "
+            "question weighed on its best passages, embedded for it; "
             f"embedding {missing:,} of them in the background for full quality{took}. "
             "Progress below; Ctrl-C stops and keeps what was embedded, the next start resumes."
         )

@@ -2,7 +2,7 @@
 reporting its progress and stopping at once when the bot shuts down.
 
 The passages a build embeds go to the embedder's own low-priority thread
-(:class:`rag.search.embeddings.SeparateIndexing`); the build's Python work stays at normal
+(:class:`rag.search.handles.SeparateIndexing`); the build's Python work stays at normal
 priority here, since a low-priority thread holding Python's GIL would make questions wait.
 
 A thread cannot be interrupted, and Python waits for it at exit: a bot stopped during a

@@ -7,7 +7,8 @@ embedded first (the bundled e5 embeds 20–35 passages a second on 2 cores: 36k 
 (:func:`rag.search.build.load_or_build`: unchanged files unread, lexical index and vectors
 stored), and when more than :data:`~rag.serving.holder.LEXICAL_FIRST_AT` passages lack a vector
 the question is answered from the lexical index at once — the index the bot answers from in
-its lexical phase and ``EMBEDDINGS=none`` builds — and :func:`lexical_note` says so in one line.
+its lexical phase, each question's best lexical candidates embedded on demand
+(:mod:`rag.search.on_demand`) — and :func:`lexical_note` says so in one line.
 ``rag index`` (or a running bot) embeds the rest. With ``lexical_first=False`` (a batch of
 questions measured for quality) everything is embedded first, with a progress line.
 
@@ -60,6 +61,7 @@ async def open_pipeline(
     redis: GuardedRedis | None,
     scopes: ScopeCatalog | None = None,
     lexical_first: bool = True,
+    embed_first: bool = False,
     stderr: TextIO | None = None,
 ) -> Opened:
     """Raises :class:`~rag.search.embedding_run.BuildStopped` when Ctrl-C or SIGTERM stopped
@@ -78,7 +80,7 @@ async def open_pipeline(
         min_score=settings.min_score,
         on_progress=line,
         on_stage=stoppable(line.stage, builds.stopping),
-        embed_at_most=LEXICAL_FIRST_AT if lexical_first else None,
+        embed_at_most=_embed_at_most(lexical_first=lexical_first, embed_first=embed_first),
         vector_store=vector_store_from_settings(settings),
     )
     try:
@@ -94,6 +96,14 @@ async def open_pipeline(
     return Opened(pipeline, report, identity)
 
 
+def _embed_at_most(*, lexical_first: bool, embed_first: bool) -> int | None:
+    """``embed_first``: a batch measured for quality. With ``lexical_first`` too, it measures the
+    first minutes: never embedded first, whatever is stored (-1: always lexical)."""
+    if embed_first:
+        return -1 if lexical_first else None
+    return LEXICAL_FIRST_AT if lexical_first else None
+
+
 def embedding_estimate(settings: Settings, passages: int) -> float | None:
     """Seconds the configured embedder is expected to need for ``passages`` on 2 cores, before
     any is embedded (``None``: no known rate, as for a remote endpoint)."""
@@ -107,8 +117,8 @@ def lexical_note(opened: Opened) -> str:
     rate = ASSUMED_RATES.get(opened.embedder or "")
     took = "" if rate is None else f", about {duration(report.missing / rate)} on 2 cores"
     return (
-        f"citebot: answered from the lexical index ({report.chunks:,} passages): "
-        f"{report.missing:,} have no vector yet; `python -m rag index` embeds them{took} "
-        "(with progress; Ctrl-C keeps what it embedded, a rerun resumes), then answers use "
-        "dense search too"
+        f"citebot: {report.missing:,} of {report.chunks:,} passages have no vector yet, so "
+        "this answer weighed only the question's best lexical matches (embedded for it); "
+        f"`python -m rag index` embeds them all{took} (with progress; Ctrl-C keeps what it "
+        "embedded, a rerun resumes), then every passage is weighed"
     )

@@ -23,7 +23,7 @@ from rag.observer import UNOBSERVED, Observer
 from rag.reviewed.answers import ReviewedAnswers
 from rag.scopes.sets import ScopeCatalog
 from rag.search.build import load_or_build
-from rag.search.embeddings import for_indexing
+from rag.search.handles import for_indexing
 from rag.search.progress_line import ProgressLine
 from rag.search.vectors import VectorStore, VectorStoreUnavailable
 from rag.serving.background import BackgroundBuilds

@@ -25,6 +25,7 @@ from rag.cli import index as index_cli
 from rag.search import folder_read
 from rag.search.embedding_run import BATCH
 from rag.search.embeddings import HashingEmbeddings
+from rag.search.on_demand import CANDIDATES
 from rag.serving import opening
 from rag.serving.background import BackgroundBuilds
 from rag.settings import Settings
@@ -111,15 +112,17 @@ def test_rag_index_stopped_by_a_signal_keeps_its_vectors_and_the_next_run_resume
 def test_rag_ask_with_vectors_missing_answers_lexically_at_once_and_says_so(
     settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    monkeypatch.setattr(opening, "LEXICAL_FIRST_AT", 10)  # docs/ would be embedded first
     embedder = Interrupting()
     monkeypatch.setattr(opening, "embeddings_from_settings", lambda _: embedder)
     args = argparse.Namespace(question="年假有几天？", json=False, questions=None, scope=None)
     assert ask_cli.run(args, settings) == 0
     out, err = capsys.readouterr()
-    assert embedder.embedded == 0  # nothing embedded before answering
+    # Only the question's lexical candidates were embedded, not the folder.
+    assert 0 < embedder.embedded <= CANDIDATES
     assert "[1]" in out
-    assert "citebot: answered from the lexical index (" in err
-    assert "`python -m rag index` embeds them" in err
+    assert "passages have no vector yet, so this answer weighed only the question's" in err
+    assert "`python -m rag index` embeds them all" in err
 
 
 def test_rag_ask_embedding_a_few_passages_stops_on_ctrl_c_without_a_traceback(

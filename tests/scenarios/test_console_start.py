@@ -8,12 +8,14 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import re
 import signal
 import threading
 from pathlib import Path
 
 import pytest
 
+import rag.serving.serve
 from bot.root.config import read_config
 from bot.root.console import console_chat
 from bot.root.services import Services
@@ -29,14 +31,20 @@ QUESTION = "流利级的课程费是多少？"
 
 
 class Gated(HashingEmbeddings):
-    """Embeds once the test opens the gate: the dense half takes "long"."""
+    """The backfill (its threads are named ``citebot-…``) embeds once the test opens the gate:
+    the dense half takes "long"; a question's candidates are embedded at once, on demand."""
 
     def __init__(self) -> None:
         super().__init__()
         self.gate = threading.Event()
         self.embedded = 0
+        self.on_demand: set[str] = set()
+        """Texts embedded while a question waited (its candidates, the answer's sentences)."""
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        if not threading.current_thread().name.startswith("citebot-"):
+            self.on_demand.update(texts)
+            return super().embed_documents(texts)
         assert self.gate.wait(30), "the test never opened the gate"
         self.embedded += len(texts)
         return super().embed_documents(texts)
@@ -78,6 +86,8 @@ class Terminal:
 
 
 def started(folders: tuple[Path, Path], embeddings: Gated) -> tuple[Services, object]:
+    """The console's services over a copy of docs/, started on its lexical index (docs/ is
+    small enough to be embedded before the first answer: ``LEXICAL_FIRST_AT`` says so)."""
     docs, index = folders
     config = read_config({"DOCS_DIR": str(docs), "INDEX_DIR": str(index)})
     live = serve_pipeline(config.bot.rag, redis=None, embeddings=embeddings)
@@ -88,14 +98,16 @@ def started(folders: tuple[Path, Path], embeddings: Gated) -> tuple[Services, ob
 async def test_the_console_answers_at_once_embeds_behind_and_switches_to_full_mode(
     folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(rag.serving.serve, "LEXICAL_FIRST_AT", 0)
     terminal = Terminal(monkeypatch)
     embeddings = Gated()
     services, config = started(folders, embeddings)
     chat = asyncio.create_task(console_chat(config, services))  # type: ignore[arg-type]
     terminal.type(QUESTION)
 
-    await terminal.until("4800")  # answered lexically, nothing embedded yet
+    await terminal.until("4800")  # answered at once: only the question's candidates embedded
     assert embeddings.embedded == 0
+    assert len(embeddings.on_demand) > 0
     assert "Lexical mode: answering now from the lexical index (46 passages)" in terminal.seen
     await terminal.until("embedding: 0 of 46 passages")  # progress, before any batch ends
     embeddings.gate.set()
@@ -104,7 +116,11 @@ async def test_the_console_answers_at_once_embeds_behind_and_switches_to_full_mo
 
     assert await asyncio.wait_for(chat, 30) == 0
     terminal.close()
-    assert embeddings.embedded == 46
+    # The backfill took the question's candidates instead of embedding them again (but for
+    # those in the batch it had under way when the question came).
+    passages = {chunk.dense_text for chunk in services.pipeline.index.chunks}
+    assert embeddings.embedded <= len(passages - embeddings.on_demand) + BATCH
+    assert embeddings.embedded < len(passages)
     assert "kept" not in terminal.seen
 
 
@@ -118,6 +134,9 @@ class SlowSecondBatch(Gated):
         self.batches = 0
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        if not threading.current_thread().name.startswith("citebot-"):
+            self.on_demand.update(texts)
+            return HashingEmbeddings.embed_documents(self, texts)
         self.batches += 1
         if self.batches == 1:
             self.embedded += len(texts)
@@ -129,6 +148,7 @@ class SlowSecondBatch(Gated):
 async def test_ctrl_c_ends_the_console_without_waiting_for_the_batch_saying_what_was_kept(
     folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(rag.serving.serve, "LEXICAL_FIRST_AT", 0)
     terminal = Terminal(monkeypatch)
     embeddings = SlowSecondBatch()
     services, config = started(folders, embeddings)
@@ -145,5 +165,8 @@ async def test_ctrl_c_ends_the_console_without_waiting_for_the_batch_saying_what
         embeddings.gate.set()  # the dropped batch may end now; nobody waits for it
     terminal.close()
     assert "citebot: SIGINT: stopping" in terminal.seen
-    assert f"citebot: kept {BATCH} of 46 vectors; start again to resume" in terminal.seen
+    # The first batch and the question's candidates are kept.
+    assert re.search(r"citebot: kept (\d+) of 46 vectors; start again to resume", terminal.seen)
+    kept = int(re.findall(r"kept (\d+) of 46", terminal.seen)[-1])
+    assert BATCH < kept < 46
     assert "Traceback" not in terminal.seen

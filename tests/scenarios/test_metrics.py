@@ -20,6 +20,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+import rag.serving.serve
 from rag import LivePipeline, ReviewedAnswers, Settings, model_failure_text, serve_pipeline
 from rag.search.index import Index
 from tests.fakes import confluence_api
@@ -45,8 +46,7 @@ from tests.scenarios.harness import (
     mention,
 )
 from tests.scenarios.metrics_scrape import FAMILIES, Scrape, scrape
-from tests.scenarios.test_first_minute import HeldEmbeddings
-from tests.scenarios.test_first_minute import env as first_minute_env
+from tests.scenarios.phases import HeldBackfill, docs_env
 
 __all__ = ["openai_server"]
 
@@ -252,15 +252,22 @@ async def test_each_sync_is_counted_by_source_and_outcome_and_its_pages_indexed(
 
 
 async def test_the_backfill_left_is_exported_until_every_vector_is_computed(
-    slack_api: FakeSlackApi, tmp_path: Path
+    slack_api: FakeSlackApi,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    e5_env: dict[str, str],
 ) -> None:
-    embeddings = HeldEmbeddings()  # nothing embedded until released: the bot starts lexical
+    # The backfill is held until released: the bot starts in its first minutes.
+    monkeypatch.setattr(rag.serving.serve, "LEXICAL_FIRST_AT", 0)
+    embeddings = HeldBackfill()
+    HeldBackfill.release.clear()
 
     def pipeline(settings: Settings, reviewed: ReviewedAnswers) -> LivePipeline:
         return serve_pipeline(settings, redis=None, reviewed=reviewed, embeddings=embeddings)
 
+    variables = bot_env(slack_api, **docs_env(tmp_path, "first", e5_env))
     try:
-        async with compose(first_minute_env(slack_api, tmp_path), pipeline=pipeline) as served:
+        async with compose(variables, pipeline=pipeline) as served:
 
             async def read() -> Scrape:
                 return await scrape(served.http, served.url)
@@ -268,10 +275,10 @@ async def test_the_backfill_left_is_exported_until_every_vector_is_computed(
             lexical = await read()
             left = lexical.value("citebot_index_backfill_remaining_passages")
             assert 0 < left <= lexical.value("citebot_index_passages")
-            embeddings.release.set()
+            HeldBackfill.release.set()
             await until(read, lambda s: s.value("citebot_index_backfill_remaining_passages") == 0)
     finally:
-        embeddings.release.set()
+        HeldBackfill.release.set()
 
 
 async def test_feishu_questions_are_counted_under_their_platform(

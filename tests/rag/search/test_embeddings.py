@@ -17,10 +17,9 @@ from rag.search.embeddings import (
     CachedEmbeddings,
     E5Embeddings,
     HashingEmbeddings,
-    SeparateIndexing,
     embedder_identity,
-    for_indexing,
 )
+from rag.search.handles import SeparateIndexing, for_indexing
 from rag.search.priority import LOWEST
 from rag.settings import Settings
 

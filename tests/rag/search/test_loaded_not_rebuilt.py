@@ -162,22 +162,26 @@ def test_skipped_files_are_counted_by_reason_hidden_folders_included(tmp_path: P
     ]
 
 
-def test_the_lexical_start_is_the_index_embeddings_none_builds(docs: Path, tmp_path: Path) -> None:
-    """``rag ask`` before the vectors exist, a bot's lexical phase and ``EMBEDDINGS=none``
-    answer from one and the same index: same version, threshold and hits."""
+def test_the_lexical_start_weighs_candidates_as_full_mode_does(docs: Path, tmp_path: Path) -> None:
+    """``rag ask`` before the vectors exist and a bot's lexical phase answer from the lexical
+    index, each question's candidates embedded on demand and weighed by the embedder's gate
+    and threshold (not EMBEDDINGS=none's); a version of their own keeps their cached answers
+    apart from both."""
     lexical_start, report = load_or_build(
         docs, tmp_path / "a", embeddings=Counting(), embed_at_most=0
     )
     no_embeddings, _ = load_or_build(docs, tmp_path / "b", embeddings=None)
+    full, _ = load_or_build(docs, tmp_path / "c", embeddings=Counting())
 
     assert report.missing == report.vectors > 0
     assert lexical_start.embeddings is None
-    assert lexical_start.version == no_embeddings.version
-    assert lexical_start.min_score == no_embeddings.min_score
-    for question in ("年假可以结转几天？", "How many days of annual leave?", "火星天气"):
-        assert [(h.chunk.id, h.score) for h in lexical_start.search(question, 5)] == [
-            (h.chunk.id, h.score) for h in no_embeddings.search(question, 5)
-        ]
+    assert lexical_start.on_demand is not None
+    assert lexical_start.gate == full.gate != no_embeddings.gate
+    assert lexical_start.min_score == full.min_score
+    assert len({lexical_start.version, no_embeddings.version, full.version}) == 3
+    hits = lexical_start.search("年假可以结转几天？", 5)
+    assert hits
+    assert all(hit.dense is not None for hit in hits)
 
 
 def test_an_unchanged_folder_opens_from_its_snapshot_without_validating_the_manifest(
