@@ -1,11 +1,13 @@
 """What people are shown of a source's score: a relevance from 0 to 100, never the raw number.
 
 The gate's score (:mod:`rag.search.gate`) is a mean of standardised similarities: about 0 for
-a typical first source, negative for weaker ones ("-0.59" is the shipped threshold). Shown as
-is, a cited passage reads "相关度 -0.59", which askers and reviewers take as "irrelevant".
-The standard normal CDF maps it monotonically onto 0–100 (a typical first source is 50, the
-refusal threshold about 28), so a higher score always shows a higher relevance and the
-order of sources is kept. Developers still see the raw score in ``python -m rag ask``.
+a typical first source of an answered question, negative for weaker ones; the bot refuses below
+a threshold a little under 0 (e5: -0.2). Shown as is, a cited passage reads "相关度 -0.12",
+which askers and reviewers take as "irrelevant". The standard normal CDF maps it monotonically
+onto 0–100 — about 40–45 at the refusal bar, 50 for a typical answer's first source, 70 and more
+for a passage that closely answers — so a higher score always shows a higher relevance, the
+order of sources is kept, and what the bot answers from reads at least about half relevant.
+Developers still see the raw score in ``python -m rag ask``.
 """
 
 from __future__ import annotations

@@ -43,6 +43,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--out", type=Path, metavar="OUT.jsonl", help="where --questions writes its answers"
     )
+    parser.add_argument(
+        "--first-minutes",
+        action="store_true",
+        help="with --questions: answer before the folder is embedded, as a bot on a new folder "
+        "does (each question's best lexical passages embedded for it), not after",
+    )
     add_scope_argument(parser, "answer as an audience with this scope of SCOPES_FILE")
     parser.set_defaults(func=run)
 
@@ -128,12 +134,17 @@ async def _ask_many(
     settings: Settings,
     scope: ScopeSet,
     scopes: ScopesFile | None,
+    *,
+    first_minutes: bool = False,
 ) -> Counter[str]:
     catalog = None if scopes is None else scopes.catalog
     redis = redis_from_settings(settings)
     try:
-        # Measured for quality: every passage embedded first (with progress), not lexically.
-        opened = await open_pipeline(settings, redis=redis, scopes=catalog, lexical_first=False)
+        # Measured for quality: every passage embedded first (with progress); or, to measure a
+        # bot's first minutes, none (each question's candidates are embedded on demand).
+        opened = await open_pipeline(
+            settings, redis=redis, scopes=catalog, lexical_first=first_minutes, embed_first=True
+        )
         pipeline = opened.pipeline
         rewriter = Rewriter(pipeline.generator) if settings.llm_configured else Rewriter()
         try:
@@ -159,7 +170,10 @@ def _run_many(args: argparse.Namespace, settings: Settings) -> int:
         print(f"citebot: {error}", file=sys.stderr)
         return 2
     try:
-        verdicts = asyncio.run(_ask_many(questions, args.out, settings, scope, scopes))
+        many = _ask_many(
+            questions, args.out, settings, scope, scopes, first_minutes=args.first_minutes
+        )
+        verdicts = asyncio.run(many)
     except (FileNotFoundError, NotADirectoryError) as error:  # DOCS_DIR: says what to set
         print(f"citebot: {error}", file=sys.stderr)
         return 2

@@ -33,7 +33,7 @@ from rag.lines import without_marker
 from rag.messages import refusal_text
 from rag.reading import match_terms
 
-EXTRACTIVE_VERSION = "8"
+EXTRACTIVE_VERSION = "9"
 """Part of the model identity in cache keys: bump when the choice of sentences changes."""
 
 MAX_SENTENCES = 3

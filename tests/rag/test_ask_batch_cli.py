@@ -53,7 +53,7 @@ def test_answers_each_question_in_order_with_its_sources(
     questions = write(
         folder / "in.jsonl",
         [
-            {"id": "leave", "question": "年假有几天？", "gold": "ignored"},
+            {"id": "leave", "question": "工作满十年年假有几天？", "gold": "ignored"},
             {"id": "mars", "question": "火星上的天气怎么样？"},
             {"id": 3, "question": "病假最多几天？"},
         ],
@@ -66,7 +66,7 @@ def test_answers_each_question_in_order_with_its_sources(
     assert [a["id"] for a in answered] == ["leave", "mars", "3"]
     leave, mars, sick = answered
     assert leave["verdict"] == "answer"
-    assert "5 天" in str(leave["text"])
+    assert "10 天" in str(leave["text"])
     assert re.search(r"\[\d+\]", str(leave["text"]))
     first_source = leave["sources"][0]  # type: ignore[index]
     assert first_source == {"n": 1, "source": "hr/leave.md", "heading": "请假制度 › 年假"}
@@ -124,7 +124,10 @@ async def test_a_model_failure_is_written_on_its_line_and_the_run_goes_on(
 ) -> None:
     questions = write(
         folder / "in.jsonl",
-        [{"id": "a", "question": "年假有几天？"}, {"id": "b", "question": "病假最多几天？"}],
+        [
+            {"id": "a", "question": "工作满十年年假有几天？"},
+            {"id": "b", "question": "病假最多几天？"},
+        ],
     )
     out = folder / "out.jsonl"
     async with FakeOpenAIServer() as server:

@@ -3,8 +3,9 @@ answer core from the environment: each is answered from the documents about it, 
 sentence from an unrelated one (the levels question once ended with the refund policy's
 "本制度适用于……自 2026 年 9 月 1 日起执行").
 
-Lexical phase: ``EMBEDDINGS=none`` (words alone). Full mode: the bundled e5, whose similarity
-the offline answerer also uses to choose sentences."""
+Words alone: ``EMBEDDINGS=none``. Full mode: the bundled e5, whose similarity the offline
+answerer also uses to choose sentences. (The first minutes, on the Slack app, in both phases:
+``test_answerability.py``.)"""
 
 from __future__ import annotations
 
@@ -40,8 +41,12 @@ async def _check_examples(settings: Settings) -> None:
 
 
 async def test_the_readme_examples_are_answered_from_their_documents_by_words_alone() -> None:
+    # EMBEDDINGS=none's gate is the strict one: on a folder this small it refuses the short
+    # questions (the gate's own tests: test_answerability.py, test_threshold_edge.py). What is
+    # tested here is the choice of sentences by words alone, so nothing is refused.
     index = Path(tempfile.mkdtemp())
-    await _check_examples(Settings(docs_dir=DOCS, embeddings="none", index_dir=index))
+    settings = Settings(docs_dir=DOCS, embeddings="none", index_dir=index, min_score=-9.0)
+    await _check_examples(settings)
 
 
 async def test_the_readme_examples_are_answered_from_their_documents_in_full_mode(
