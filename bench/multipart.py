@@ -104,7 +104,8 @@ def _total(scores: list[Score]) -> str:
     whole = sum(s.whole for s in scores)
     parts = sum(s.parts for s in scores)
     of = sum(s.of for s in scores)
-    return f"{whole} of {len(scores)} questions name every part ({whole / len(scores):.0%}); {parts} of {of} parts"
+    share = f"{whole / len(scores):.0%}"
+    return f"{whole} of {len(scores)} questions name every part ({share}); {parts} of {of} parts"
 
 
 def main() -> None:

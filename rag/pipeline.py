@@ -184,7 +184,7 @@ class Pipeline:
         # Retrieval is CPU-bound numpy work: off the event loop, so Slack acks stay fast.
         parts = parts_of(question)
         if parts is not None:  # a list, count or comparison: a passage for each part
-            return await asyncio.to_thread(gather, index, parts, self.top_k, rows=rows)
+            return await asyncio.to_thread(gather, index, question, parts, self.top_k, rows=rows)
         return await asyncio.to_thread(index.search, question, self.top_k, rows=rows)
 
     async def _compute(

@@ -164,7 +164,7 @@ def _alone(candidate: Candidate, thing: str, things: Sequence[str]) -> bool:
 
 def _heads(candidate: Candidate, thing: str, things: Sequence[str]) -> bool:
     """Whether the candidate's heading names ``thing`` (its terms hold the thing's own)."""
-    own = _terms(thing) - set.intersection(*(_terms(t) for t in things))
+    own = _own_terms(thing, things)
     return bool(own) and own <= candidate.topic
 
 
@@ -271,5 +271,14 @@ def names(text: str, thing: str, things: Sequence[str]) -> bool:
         return True
     if any(is_ideograph(ch) for ch in thing):
         return False
-    own = _terms(thing) - set.intersection(*(_terms(t) for t in things))
+    own = _own_terms(thing, things)
     return bool(own) and own <= _terms(text)
+
+
+def _own_terms(thing: str, things: Sequence[str]) -> set[str]:
+    """The word stems of ``thing`` that none of ``things`` shares with it ("pro" of "Pro
+    plan" beside "Team plan")."""
+    shared = _terms(thing)
+    for other in things:
+        shared &= _terms(other)
+    return _terms(thing) - shared
