@@ -146,8 +146,8 @@ def _compared(parts: Parts, scored: list[tuple[float, Candidate]]) -> Composed |
         else:
             missing.append(thing)
     found = list(dict.fromkeys(quotes))
-    if len(found) < 2 and not (found and missing):
-        return None
+    if len(found) < 2 and not (found and missing) and len(missing) < len(parts.things):
+        return None  # one sentence for every thing: the usual answer quotes it
     return Composed(parts.shape, tuple(found), tuple(missing))
 
 
@@ -187,12 +187,8 @@ def _listed(
         None,
     )
     chosen: list[Candidate] = [] if counted is None else [counted]
-    named = _content(parts.topic)
-    answering = {
-        c.source
-        for v, c in scored
-        if (v > 0 and v >= best * LIST_SHARE) or (named and named <= c.topic)
-    }
+    headed = _headed(sources, parts.topic, topic)
+    answering = {c.source for v, c in scored if (v > 0 and v >= best * LIST_SHARE)} | headed
     item_of = _items(sources, topic, wanted)
     by_item: dict[tuple[str, ...], list[Candidate]] = {}
     for _, candidate in scored:
@@ -210,6 +206,22 @@ def _listed(
     if len(chosen) < 2:
         return None
     return Composed(parts.shape, tuple(Quote(c) for c in chosen), incomplete=counted is None)
+
+
+def _headed(sources: Sequence[PromptSource], text: str, topic: set[str]) -> set[int]:
+    """The sources whose heading names the topic: all its English words ("Expense Claims ›
+    Meals" for expenses to claim), or half its ideographs (年休假管理办法 for 假期: the items
+    of a kind share its head, 年假 and 病假 do not share the word 假期)."""
+    named = _content(text)
+    chars = {t for t in topic if len(t) == 1 and is_ideograph(t)}
+    found = set()
+    for source in sources:
+        heading = heading_of(source.header)
+        by_chars = bool(chars) and 2 * len(chars & set(heading)) >= len(chars)
+        by_words = not chars and bool(named) and named <= _content(heading)
+        if by_chars or by_words:
+            found.add(source.n)
+    return found
 
 
 def _items(

@@ -152,6 +152,8 @@ def extractive_answer(
     if parts is not None:
         wanted = match_terms(question) | _translated_terms(question, sources)
         composed = compose(question, parts, sources, wanted, similarity)
+        if composed is not None and not composed.quotes:
+            return refusal_text(language)  # no source names any of the compared things
         if composed is not None:
             return _composed_answer(composed, language)
     chosen = choose_sentences(question, sources, similarity)
