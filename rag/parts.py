@@ -137,6 +137,9 @@ def _zh_compared(text: str) -> Parts | None:
     if len(things) < 2 or len(things) > MAX_THINGS:
         return None
     things[-1] = _zh_head_cut(things[0], things[-1])
+    # "出差的交通和住宿": 出差的 qualifies every thing, and is asked with each
+    owner, _, things[0] = things[0].rpartition("的")
+    owner = f"{owner}的" if owner else ""
     if any(len(t) > MAX_ZH_THING or not re.search(f"[{IDEOGRAPHS}A-Za-z]", t) for t in things):
         return None
     before = text[:clause_start] + text[clause_start : marker.start()].replace(span, "{}")
@@ -144,7 +147,7 @@ def _zh_compared(text: str) -> Parts | None:
     word = marker.group()
     # "各需要" keeps its verb; "有什么区别" asks nothing of its own beside the things
     tail = "" if re.search("区别|不同|差别|差异|异同|对比|比较|相比", word) else rest
-    asks = tuple(_zh_topic(before.format(thing) + tail) for thing in things)
+    asks = tuple(_zh_topic(before.format(owner + thing) + tail) for thing in things)
     topic = _zh_topic(text[: marker.start()] + (rest if tail else ""))
     return Parts("comparison", topic, tuple(things), asks)
 

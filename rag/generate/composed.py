@@ -34,7 +34,7 @@ from rag.language import Language, is_ideograph
 from rag.parts import Parts
 from rag.reading import EN_STOPWORDS, STOP_CHARS, english_stems, match_terms
 
-LIST_SHARE = 0.3
+LIST_SHARE = 0.5
 """A source's best sentence joins a list answer when it scores at least this share of the best
 sentence (the other sources of an encyclopedia question rarely do)."""
 MAX_ITEMS = 8
@@ -94,10 +94,11 @@ def compose(
         return None
     scorer = SentenceScorer.of(question, wanted, candidates)
     scored = ranked(question, candidates, scorer, similarity)
-    if scored[0][0] <= 0 or _answered_in_one_place(parts, scored, wanted):
+    asked = _asked(question, parts, wanted)
+    if scored[0][0] <= 0 or _answered_in_one_place(parts, scored, asked):
         return None
     if parts.shape == "comparison":
-        return _compared(parts, scored)
+        return _compared(parts, scored, asked)
     return _listed(parts, scored, wanted, sources)
 
 
@@ -106,49 +107,69 @@ _ENUMERATION = re.compile(r"[^、]+、[^、]+、")
 commas also separate clauses and relatives ("a partner, child, parent or sibling"): not read."""
 
 
+def _asked(question: str, parts: Parts, wanted: set[str]) -> set[str]:
+    """What is asked of the compared things: the question's terms but theirs and those of what
+    qualifies them (出差 of 出差的交通和住宿各有什么标准 leaves 标准)."""
+    if not parts.things:
+        return wanted
+    at = question.find(parts.things[0])
+    qualifier = _content(question[:at]) if at > 0 else set()
+    return wanted - qualifier - set().union(*(_content(t) for t in parts.things))
+
+
 def _answered_in_one_place(
-    parts: Parts, scored: list[tuple[float, Candidate]], wanted: set[str]
+    parts: Parts, scored: list[tuple[float, Candidate]], asked: set[str]
 ) -> bool:
-    """Whether the best sentences already hold every part, as an encyclopedia page does
+    """Whether the best sentence already holds every part, as an encyclopedia page does
     ("著作有《精神科学导言》、《哲学的本质》…"; "男子的平均年收入为…，女子的平均年收入为…"):
-    then the usual answer quotes them, and no other page is asked for a part."""
+    then the usual answer quotes it, and no other page is asked for a part. A sentence that
+    names the compared things without what is asked of them ("…出差发生的交通、住宿和补助等费用"
+    for 出差的交通和住宿各有什么标准) is no answer: what qualifies the things (出差的) is not
+    what is asked."""
     first = scored[0][1]
     if parts.shape != "comparison":
         return bool(first.items) or _ENUMERATION.search(first.text) is not None
-    asked = wanted - set().union(*(_content(t) for t in parts.things))
     return all(names(first.full_text, t, parts.things) for t in parts.things) and bool(
         asked & first.terms
     )
 
 
-def _compared(parts: Parts, scored: list[tuple[float, Candidate]]) -> Composed | None:
+def _compared(
+    parts: Parts, scored: list[tuple[float, Candidate]], asked: set[str]
+) -> Composed | None:
+    """For each thing, the sentence naming it (or under a heading naming it) — first one under
+    a heading that also names what is asked (二、交通标准 for 交通 in 出差的交通和住宿各有什么标准,
+    not 二、交通补贴), then one with its full name ("Pro plan", not the "pro" of "pro rata"),
+    then one about it alone; a sentence naming it only in its heading is led by its name."""
     quotes: list[Quote] = []
     missing: list[str] = []
     for thing in parts.things:
         naming = [c for _, c in scored if names(c.full_text, thing, parts.things)]
-        # the thing's full name before a word of it ("Pro plan" before "pro rata"), and a
-        # sentence about it alone before one naming the others too
-        naming.sort(key=lambda c: (not _full_name(c, thing), not _alone(c, thing, parts.things)))
         headed = [c for _, c in scored if _heads(c, thing, parts.things)]
-        if naming:
-            quotes.append(Quote(naming[0]))
-            # "Overtime beyond 20 hours … needs HR approval." and "Overtime must be agreed with
-            # your line manager.": a second sentence about it alone, from the same passage
-            more = [
-                c
-                for c in naming[1:]
-                if c.source == naming[0].source and _alone(c, thing, parts.things)
-            ]
-            if more and _alone(naming[0], thing, parts.things):
-                quotes.append(Quote(more[0]))
-        elif headed:
-            quotes.append(Quote(headed[0], label=thing))
-        else:
+        found = list(dict.fromkeys(naming + headed))
+        found.sort(
+            key=lambda c: (
+                not (c in headed and asked & c.topic),
+                c not in naming,
+                not _full_name(c, thing),
+                not _alone(c, thing, parts.things),
+            )
+        )
+        if not found:
             missing.append(thing)
-    found = list(dict.fromkeys(quotes))
-    if len(found) < 2 and not (found and missing) and len(missing) < len(parts.things):
+            continue
+        best = found[0]
+        quotes.append(Quote(best, label="" if best in naming else thing))
+        # "Overtime beyond 20 hours … needs HR approval." and "Overtime must be agreed with
+        # your line manager.": a second sentence about it alone, from the same passage
+        more = [c for c in naming if c is not best and c.source == best.source]
+        more = [c for c in more if _alone(c, thing, parts.things)]
+        if more and best in naming and _alone(best, thing, parts.things):
+            quotes.append(Quote(more[0]))
+    kept = list(dict.fromkeys(quotes))
+    if len(kept) < 2 and not (kept and missing) and len(missing) < len(parts.things):
         return None  # one sentence for every thing: the usual answer quotes it
-    return Composed(parts.shape, tuple(found), tuple(missing))
+    return Composed(parts.shape, tuple(kept), tuple(missing))
 
 
 def _full_name(candidate: Candidate, thing: str) -> bool:
@@ -164,6 +185,8 @@ def _alone(candidate: Candidate, thing: str, things: Sequence[str]) -> bool:
 
 def _heads(candidate: Candidate, thing: str, things: Sequence[str]) -> bool:
     """Whether the candidate's heading names ``thing`` (its terms hold the thing's own)."""
+    if any(is_ideograph(ch) for ch in thing):
+        return match_terms(thing) <= candidate.topic
     own = _own_terms(thing, things)
     return bool(own) and own <= candidate.topic
 
@@ -182,8 +205,9 @@ def _listed(
     not the one sharing most words with the question ("婚假期间工资照常发放" shares 假期)."""
     best = scored[0][0]
     topic = topic_terms(parts.topic)
+    # a sentence saying how many there are leads, whatever it shares with the question
     counted = next(
-        (c for v, c in scored if v >= best * LIST_SHARE and _STATES_COUNT.search(c.full_text)),
+        (c for v, c in scored if v > 0 and _about(c, topic) and _STATES_COUNT.search(c.full_text)),
         None,
     )
     chosen: list[Candidate] = [] if counted is None else [counted]

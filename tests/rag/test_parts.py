@@ -48,6 +48,11 @@ def test_a_count_is_told_from_a_list() -> None:
             ("年假期间工资怎么发", "病假期间工资怎么发"),
         ),
         (
+            "出差的交通和住宿各有什么标准？",
+            ("交通", "住宿"),
+            ("出差的交通有什么标准", "出差的住宿有什么标准"),
+        ),
+        (
             "What's the difference between the Pro and the Team plan?",
             ("Pro plan", "Team plan"),
             ("Pro plan", "Team plan"),
