@@ -182,8 +182,7 @@ class Pipeline:
         index = self.index
         rows = self._rows.rows(index.version, index.chunks, self.scopes.parse(scope))
         # Retrieval is CPU-bound numpy work: off the event loop, so Slack acks stay fast.
-        parts = parts_of(question)
-        if parts is not None:  # a list, count or comparison: a passage for each part
+        if (parts := parts_of(question)) is not None:
             return await asyncio.to_thread(gather, index, question, parts, self.top_k, rows=rows)
         return await asyncio.to_thread(index.search, question, self.top_k, rows=rows)
 

@@ -32,6 +32,10 @@ POOL = 3
 
 
 def pool_size(k: int) -> int:
+    """How many candidates the top ``k`` are chosen from."""
+    if k < 1:
+        msg = f"k ({k}) must be at least 1"
+        raise ValueError(msg)
     return k * POOL
 
 

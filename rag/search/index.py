@@ -145,24 +145,12 @@ class Index:
         return other
 
     def search(
-        self,
-        question: str,
-        k: int,
-        *,
-        rows: RowArray | None = None,
-        per_section: int = PER_SECTION,
+        self, question: str, k: int, *, rows: RowArray | None = None, per_section: int = PER_SECTION
     ) -> list[Hit]:
-        """The ``min(k, allowed)`` best chunks, best first, each with its gate score, kept
-        diverse (:mod:`rag.search.diverse`: no near-copies, at most ``per_section`` passages of
-        one section while others are left); the first is always the best-scoring one.
-
-        ``rows``: the only chunks the asker may see (:mod:`rag.search.scoped`), ``None`` for
-        all. The filter comes before ranking, so the top k are all allowed passages and the gate
-        never scores a passage from another scope.
-        """
-        if k < 1:
-            msg = f"k ({k}) must be at least 1"
-            raise ValueError(msg)
+        """The ``min(k, allowed)`` best chunks, best first, with their gate scores, kept diverse
+        (:mod:`rag.search.diverse`: the first is always the best). ``rows``: the only chunks the
+        asker may see (:mod:`rag.search.scoped`), ``None`` for all; filtered before ranking, so
+        the gate never scores a passage from another scope."""
         return diverse(self.ranked(question, pool_size(k), rows=rows), k, per_section=per_section)
 
     def ranked(self, question: str, k: int, *, rows: RowArray | None = None) -> list[Hit]:
