@@ -10,7 +10,8 @@ each answered in its own place. Retrieval then gathers a passage for each part
 The readings are surface patterns in Chinese and English, kept narrow on purpose: a question
 read as having parts is searched and answered differently, so "此鱼分布在哪些地区？" (one fact
 about one fish) is not a list, and two things joined by 和/and are compared only when the
-question says so (区别, 各, 分别, difference, compare, vs, "who … and who …").
+question says so (区别, 各, 分别, difference, compare, vs, "who … and who …") or they open it
+as two of one kind (年假和病假…: the same last character).
 
 - ``list``: 有哪些, 包括哪些, 哪几类; "what kinds of", "which expenses can I", "what … are there";
 - ``count``: 几类, 几种, 多少种; "how many kinds of";
