@@ -35,12 +35,14 @@ from rag.generate.reply import tidy
 from rag.language import Language, detect_language
 from rag.markers import first_cited_order, renumbered
 from rag.messages import is_refusal_text, refusal_text
+from rag.parts import parts_of
 from rag.progress import Progress, Stage
 from rag.questions import question_digest
 from rag.results import Answer, Hit, Refusal, Result, Unverified, answer_hash
 from rag.reviewed.answers import ReviewedAnswers
 from rag.reviewed.policy import around
 from rag.scopes.sets import ALL_KEY, ScopeCatalog
+from rag.search.gather import gather
 from rag.search.index import Index
 from rag.search.scoped import ScopedRows
 
@@ -175,10 +177,13 @@ class Pipeline:
         return None
 
     async def retrieve(self, question: str, *, scope: str = DEFAULT_SCOPE) -> list[Hit]:
-        """The top-k passages ``scope`` may see (a key naming no scope today sees none)."""
+        """The top-k passages ``scope`` may see (a key naming no scope today sees none); for a
+        list, count or comparison question a passage for each part (:mod:`rag.search.gather`)."""
         index = self.index
         rows = self._rows.rows(index.version, index.chunks, self.scopes.parse(scope))
         # Retrieval is CPU-bound numpy work: off the event loop, so Slack acks stay fast.
+        if (parts := parts_of(question)) is not None:
+            return await asyncio.to_thread(gather, index, question, parts, self.top_k, rows=rows)
         return await asyncio.to_thread(index.search, question, self.top_k, rows=rows)
 
     async def _compute(
