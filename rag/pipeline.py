@@ -17,16 +17,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from rag.cache.answers import AnswerCache, cache_key
 from rag.check.attribution import attribute, recite
+from rag.check.conflicts import Conflict, find_conflict
 from rag.check.judge import ModelJudge
 from rag.check.leak import recites_rules
 from rag.check.pointers import has_pointers, screen_pointed
+from rag.check.problem_texts import conflict_answer, conflict_message
 from rag.check.screen import cut_problem, screen, with_problem
 from rag.check.support import warm_up
 from rag.generate.llm import Generator
@@ -34,13 +37,15 @@ from rag.generate.prompt import PROMPT_VERSION, ask_again, build_messages
 from rag.generate.reply import tidy
 from rag.language import Language, detect_language
 from rag.markers import first_cited_order, renumbered
-from rag.messages import is_refusal_text, refusal_text
+from rag.messages import is_refusal_text, lapsed_text, refusal_text
+from rag.problems import Problem
 from rag.progress import Progress, Stage
 from rag.questions import question_digest
 from rag.results import Answer, Hit, Refusal, Result, Unverified, answer_hash
 from rag.reviewed.answers import ReviewedAnswers
 from rag.reviewed.policy import around
 from rag.scopes.sets import ALL_KEY, ScopeCatalog
+from rag.search.in_force import InForce, InForceRows
 from rag.search.index import Index
 from rag.search.scoped import ScopedRows
 
@@ -101,7 +106,11 @@ class Pipeline:
     cite_sentences: bool = False
     """CITE_SENTENCES: the model cites ``[2.3]`` and each claim is checked against that
     sentence (:mod:`rag.check.pointers`); askers still see ``[2]``."""
+    today: Callable[[], date] = date.today
+    """Which day it is where the documents apply (their ``effective`` and ``expires`` dates):
+    injected by tests."""
     _rows: ScopedRows = field(default_factory=ScopedRows, init=False, repr=False)
+    _in_force: InForceRows = field(default_factory=InForceRows, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.top_k < 1:
@@ -132,7 +141,8 @@ class Pipeline:
         One pass down: reviewed answers (before and after) -> cache -> the stages."""
         question = question.strip()
         language = language or detect_language(question)
-        key = self._key(question_digest(question, scope), self.index.version)
+        stamp = self._standing(scope).stamp
+        key = self._key(question_digest(question, scope), self.index.version, stamp)
         return await around(
             self.reviewed,
             question,
@@ -143,10 +153,11 @@ class Pipeline:
             compute=lambda: self._compute(question, scope, progress, language),
         )
 
-    def _key(self, digest: str, index_version: str) -> str:
+    def _key(self, digest: str, index_version: str, stamp: str = "") -> str:
+        """``stamp``: which dated documents are in force today (:mod:`rag.search.in_force`)."""
         return cache_key(
             digest,
-            index_version=index_version,
+            index_version=f"{index_version}:{stamp}" if stamp else index_version,
             model_id=self.model_id,
             prompt_version=PROMPT_VERSION,
         )
@@ -161,6 +172,10 @@ class Pipeline:
         if version != self.index.version:  # the index changed since: its key too
             now = await self.cache.forget(self._key(digest, self.index.version))
             dropped = dropped or now
+        stamp = self._standing(withdrawal.scope).stamp
+        if stamp:  # dated documents: today's key is another one
+            now = await self.cache.forget(self._key(digest, self.index.version, stamp))
+            dropped = dropped or now
         if self.reviewed is not None:
             await self.reviewed.withdraw(
                 withdrawal.question,
@@ -174,12 +189,62 @@ class Pipeline:
             return dropped
         return None
 
-    async def retrieve(self, question: str, *, scope: str = DEFAULT_SCOPE) -> list[Hit]:
-        """The top-k passages ``scope`` may see (a key naming no scope today sees none)."""
+    def _standing(self, scope: str) -> InForce:
+        """The rows ``scope`` may be answered from today, and those of its documents that are
+        not in force (:mod:`rag.search.in_force`)."""
         index = self.index
-        rows = self._rows.rows(index.version, index.chunks, self.scopes.parse(scope))
+        chosen = self.scopes.parse(scope)
+        scoped = self._rows.rows(index.version, index.chunks, chosen)
+        return self._in_force.rows(
+            index.version,
+            index.chunks,
+            scoped,
+            scope_key=scope,
+            drafts=chosen.drafts,
+            today=self.today(),
+        )
+
+    async def retrieve(self, question: str, *, scope: str = DEFAULT_SCOPE) -> list[Hit]:
+        """The top-k passages ``scope`` may see and that are in force today (a key naming no
+        scope today sees none)."""
+        rows = self._standing(scope).answerable
         # Retrieval is CPU-bound numpy work: off the event loop, so Slack acks stay fast.
-        return await asyncio.to_thread(index.search, question, self.top_k, rows=rows)
+        return await asyncio.to_thread(self.index.search, question, self.top_k, rows=rows)
+
+    async def _lapsed(self, question: str, scope: str) -> tuple[Hit, ...]:
+        """The best passages of the documents ``scope`` may see that are not in force, when
+        they would have passed the gate (else none)."""
+        rows = self._standing(scope).lapsed
+        if not len(rows):
+            return ()
+        hits = await asyncio.to_thread(self.index.search, question, self.top_k, rows=rows)
+        return tuple(hits) if hits and hits[0].score >= self.min_score else ()
+
+    def _no_longer_in_force(
+        self, question: str, hits: tuple[Hit, ...], language: Language, timings: dict[str, float]
+    ) -> Refusal:
+        """Not an answer from a lapsed document: the asker is told which one covers it, that
+        it is no longer (or not yet) in force, and since when."""
+        life = hits[0].chunk.lifecycle
+        today = self.today()
+        status = life.shown_status(today) or "expired"
+        since = life.effective if status == "upcoming" else life.ended()
+        text = lapsed_text(
+            language,
+            title=hits[0].chunk.title or hits[0].chunk.source,
+            status=status,
+            since=since,
+            successor=self._title_of(life.superseded_by),
+            ended=status == "upcoming" or bool(life.expires),
+        )
+        return Refusal(
+            question,
+            text,
+            hits,
+            reason="no_longer_in_force",
+            timings_ms=timings,
+            language=language,
+        )
 
     async def _compute(
         self, question: str, scope: str, progress: Progress | None, language: Language
@@ -192,10 +257,17 @@ class Pipeline:
         hits = tuple(await self.retrieve(question, scope=scope))
         timings["retrieve"] = _ms(started)
         if not hits or hits[0].score < self.min_score:
+            lapsed = await self._lapsed(question, scope)
             timings["total"] = _ms(started)
+            if lapsed:
+                return self._no_longer_in_force(question, lapsed, language, timings)
             return Refusal(
                 question, refusal_text(language), hits, timings_ms=timings, language=language
             )
+        conflict = find_conflict(question, hits, min_score=self.min_score)
+        if conflict is not None:
+            timings["total"] = _ms(started)
+            return self._conflicting(question, hits, conflict, language, timings)
 
         _tell(progress, "generating")
         step = time.perf_counter()
@@ -234,6 +306,40 @@ class Pipeline:
             return Answer(question, text, hits, timings_ms=timings, language=language)
         return Unverified(
             question, draft, report.problems, hits, timings_ms=timings, language=language
+        )
+
+    def _title_of(self, named: str) -> str:
+        """A successor as a reader knows it: its title when ``named`` is a path of the index."""
+        found = next((c for c in self.index.chunks if c.source == named), None)
+        return (found.title or named) if found is not None else named
+
+    @staticmethod
+    def _conflicting(
+        question: str,
+        hits: tuple[Hit, ...],
+        conflict: Conflict,
+        language: Language,
+        timings: dict[str, float],
+    ) -> Unverified:
+        """Both values, each with its source and date, to review: which one applies is for a
+        person to say (the model is not asked to pick one)."""
+        sides = [
+            (side.n, hits[side.n - 1].chunk.title or hits[side.n - 1].chunk.source, side)
+            for side in (conflict.first, conflict.second)
+        ]
+        draft = conflict_answer(
+            language,
+            [
+                (n, title, hits[n - 1].chunk.lifecycle.updated, side.sentence)
+                for n, title, side in sides
+            ],
+        )
+        message = conflict_message(
+            language, *[(n, title, side.value) for n, title, side in sides]
+        )
+        problem = Problem("conflict", message, refs=conflict.refs)
+        return Unverified(
+            question, draft, (problem,), hits, timings_ms=timings, language=language
         )
 
     async def _draft(
