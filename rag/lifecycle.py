@@ -124,3 +124,14 @@ class Lifecycle:
 
 
 CURRENT = Lifecycle()
+
+
+def source_dates(life: Lifecycle, today: date) -> dict[str, str]:
+    """What every cited source carries (``rag ask --json``, batch answers): its last-updated
+    date, and its status when it is not current (a draft, say, or a lapsed source named by a
+    no-longer-in-force notice)."""
+    shown: dict[str, str] = {"updated": life.updated} if life.updated else {}
+    status = life.shown_status(today)
+    if status is not None:
+        shown["status"] = status
+    return shown
