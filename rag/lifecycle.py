@@ -113,7 +113,7 @@ class Lifecycle:
             return CURRENT
         status, superseded_by, effective, expires, updated, dated, notice = row
         return cls(
-            status=status if status in STATUSES else "current",  # type: ignore[arg-type]
+            status=status if status in STATUSES else "current",
             superseded_by=superseded_by,
             effective=effective,
             expires=expires,

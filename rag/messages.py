@@ -106,7 +106,8 @@ def lapsed_text(
     since when (``ended``: ``since`` is the day it ended; else only when the document was last
     updated), and its successor when it names one. Never the old rule itself."""
     if language == "zh":
-        when = f"（{since} 起）" if ended and since else f"（文件最后更新于 {since}）" if since else ""
+        when = f"（文件最后更新于 {since}）" if since else ""
+        when = f"（{since} 起）" if ended and since else when
         if status == "upcoming":
             return (
                 f"资料中只有《{title}》提到这件事，但它自 {since} 起才生效，目前尚未生效；"

@@ -25,29 +25,27 @@ from langchain_core.messages import BaseMessage, HumanMessage
 
 from rag.cache.answers import AnswerCache, cache_key
 from rag.check.attribution import attribute, recite
-from rag.check.conflicts import Conflict, find_conflict
+from rag.check.conflicts import find_conflict
 from rag.check.judge import ModelJudge
 from rag.check.leak import recites_rules
 from rag.check.pointers import has_pointers, screen_pointed
-from rag.check.problem_texts import conflict_answer, conflict_message
 from rag.check.screen import cut_problem, screen, with_problem
 from rag.check.support import warm_up
 from rag.generate.llm import Generator
 from rag.generate.prompt import PROMPT_VERSION, ask_again, build_messages
 from rag.generate.reply import tidy
 from rag.language import Language, detect_language
-from rag.markers import first_cited_order, renumbered
-from rag.messages import is_refusal_text, lapsed_text, refusal_text
-from rag.problems import Problem
-from rag.progress import Progress, Stage
+from rag.markers import in_citation_order
+from rag.messages import is_refusal_text, refusal_text
+from rag.progress import Progress, elapsed_ms, tell
 from rag.questions import question_digest
 from rag.results import Answer, Hit, Refusal, Result, Unverified, answer_hash
 from rag.reviewed.answers import ReviewedAnswers
 from rag.reviewed.policy import around
 from rag.scopes.sets import ALL_KEY, ScopeCatalog
-from rag.search.in_force import InForce, InForceRows
+from rag.search.in_force import InForce, Standings
 from rag.search.index import Index
-from rag.search.scoped import ScopedRows
+from rag.standing import conflicting, lapsed_notice
 
 logger = logging.getLogger(__name__)
 DEFAULT_SCOPE = ALL_KEY
@@ -78,15 +76,6 @@ class Withdrawal:
         return self.digest or question_digest(self.question.strip(), self.scope)
 
 
-def _ms(since: float) -> float:
-    return round((time.perf_counter() - since) * 1000, 3)
-
-
-def _tell(progress: Progress | None, stage: Stage) -> None:
-    if progress is not None:
-        progress(stage)
-
-
 @dataclass
 class Pipeline:
     index: Index
@@ -107,10 +96,8 @@ class Pipeline:
     """CITE_SENTENCES: the model cites ``[2.3]`` and each claim is checked against that
     sentence (:mod:`rag.check.pointers`); askers still see ``[2]``."""
     today: Callable[[], date] = date.today
-    """Which day it is where the documents apply (their ``effective`` and ``expires`` dates):
-    injected by tests."""
-    _rows: ScopedRows = field(default_factory=ScopedRows, init=False, repr=False)
-    _in_force: InForceRows = field(default_factory=InForceRows, init=False, repr=False)
+    """Which day it is for documents' ``effective`` and ``expires`` dates (tests inject it)."""
+    _standings: Standings = field(default_factory=Standings, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.top_k < 1:
@@ -141,8 +128,7 @@ class Pipeline:
         One pass down: reviewed answers (before and after) -> cache -> the stages."""
         question = question.strip()
         language = language or detect_language(question)
-        stamp = self._standing(scope).stamp
-        key = self._key(question_digest(question, scope), self.index.version, stamp)
+        key = self._key(question_digest(question, scope), self.index.version, scope)
         return await around(
             self.reviewed,
             question,
@@ -153,8 +139,9 @@ class Pipeline:
             compute=lambda: self._compute(question, scope, progress, language),
         )
 
-    def _key(self, digest: str, index_version: str, stamp: str = "") -> str:
-        """``stamp``: which dated documents are in force today (:mod:`rag.search.in_force`)."""
+    def _key(self, digest: str, index_version: str, scope: str | None = None) -> str:
+        """With ``scope``: and which of its dated documents are in force today."""
+        stamp = "" if scope is None else self._standing(scope).stamp
         return cache_key(
             digest,
             index_version=f"{index_version}:{stamp}" if stamp else index_version,
@@ -169,12 +156,9 @@ class Pipeline:
         reviewers)."""
         digest, version = withdrawal.key, withdrawal.index_version
         dropped = await self.cache.forget(self._key(digest, version))
-        if version != self.index.version:  # the index changed since: its key too
-            now = await self.cache.forget(self._key(digest, self.index.version))
-            dropped = dropped or now
-        stamp = self._standing(withdrawal.scope).stamp
-        if stamp:  # dated documents: today's key is another one
-            now = await self.cache.forget(self._key(digest, self.index.version, stamp))
+        current = self._key(digest, self.index.version, withdrawal.scope)
+        if current != self._key(digest, version):  # the index (or what is in force) changed
+            now = await self.cache.forget(current)
             dropped = dropped or now
         if self.reviewed is not None:
             await self.reviewed.withdraw(
@@ -190,61 +174,22 @@ class Pipeline:
         return None
 
     def _standing(self, scope: str) -> InForce:
-        """The rows ``scope`` may be answered from today, and those of its documents that are
-        not in force (:mod:`rag.search.in_force`)."""
-        index = self.index
-        chosen = self.scopes.parse(scope)
-        scoped = self._rows.rows(index.version, index.chunks, chosen)
-        return self._in_force.rows(
-            index.version,
-            index.chunks,
-            scoped,
-            scope_key=scope,
-            drafts=chosen.drafts,
-            today=self.today(),
-        )
+        """What ``scope`` may be answered from today, and what it may see that is not in
+        force (:mod:`rag.search.in_force`)."""
+        return self._standings.of(self.index, self.scopes.parse(scope), scope, self.today())
+
+    def _lapsed(self, question: str, scope: str, language: Language) -> Refusal | None:
+        rows = self._standing(scope).lapsed
+        return lapsed_notice(
+            self.index, question, rows, k=self.top_k, min_score=self.min_score,
+            language=language, today=self.today(),
+        )  # fmt: skip
 
     async def retrieve(self, question: str, *, scope: str = DEFAULT_SCOPE) -> list[Hit]:
-        """The top-k passages ``scope`` may see and that are in force today (a key naming no
-        scope today sees none)."""
+        """The top-k passages ``scope`` may see, in force today (a key naming no scope: none)."""
         rows = self._standing(scope).answerable
         # Retrieval is CPU-bound numpy work: off the event loop, so Slack acks stay fast.
         return await asyncio.to_thread(self.index.search, question, self.top_k, rows=rows)
-
-    async def _lapsed(self, question: str, scope: str) -> tuple[Hit, ...]:
-        """The best passages of the documents ``scope`` may see that are not in force, when
-        they would have passed the gate (else none)."""
-        rows = self._standing(scope).lapsed
-        if not len(rows):
-            return ()
-        hits = await asyncio.to_thread(self.index.search, question, self.top_k, rows=rows)
-        return tuple(hits) if hits and hits[0].score >= self.min_score else ()
-
-    def _no_longer_in_force(
-        self, question: str, hits: tuple[Hit, ...], language: Language, timings: dict[str, float]
-    ) -> Refusal:
-        """Not an answer from a lapsed document: the asker is told which one covers it, that
-        it is no longer (or not yet) in force, and since when."""
-        life = hits[0].chunk.lifecycle
-        today = self.today()
-        status = life.shown_status(today) or "expired"
-        since = life.effective if status == "upcoming" else life.ended()
-        text = lapsed_text(
-            language,
-            title=hits[0].chunk.title or hits[0].chunk.source,
-            status=status,
-            since=since,
-            successor=self._title_of(life.superseded_by),
-            ended=status == "upcoming" or bool(life.expires),
-        )
-        return Refusal(
-            question,
-            text,
-            hits,
-            reason="no_longer_in_force",
-            timings_ms=timings,
-            language=language,
-        )
 
     async def _compute(
         self, question: str, scope: str, progress: Progress | None, language: Language
@@ -253,27 +198,25 @@ class Pipeline:
         to the reviewed answers: the result is settled after the cache, see :func:`around`)."""
         started = time.perf_counter()
         timings: dict[str, float] = {}
-        _tell(progress, "retrieving")
+        tell(progress, "retrieving")
         hits = tuple(await self.retrieve(question, scope=scope))
-        timings["retrieve"] = _ms(started)
+        timings["retrieve"] = elapsed_ms(started)
         if not hits or hits[0].score < self.min_score:
-            lapsed = await self._lapsed(question, scope)
-            timings["total"] = _ms(started)
-            if lapsed:
-                return self._no_longer_in_force(question, lapsed, language, timings)
-            return Refusal(
-                question, refusal_text(language), hits, timings_ms=timings, language=language
-            )
+            # Only a document no longer (or not yet) in force answers: the asker is told so.
+            notice = await asyncio.to_thread(self._lapsed, question, scope, language)
+            timings["total"] = elapsed_ms(started)
+            refusal = Refusal(question, refusal_text(language), hits, language=language)
+            return replace(notice or refusal, timings_ms=timings)
         conflict = find_conflict(question, hits, min_score=self.min_score)
         if conflict is not None:
-            timings["total"] = _ms(started)
-            return self._conflicting(question, hits, conflict, language, timings)
+            timings["total"] = elapsed_ms(started)
+            return conflicting(question, hits, conflict, language, timings)
 
-        _tell(progress, "generating")
+        tell(progress, "generating")
         step = time.perf_counter()
         draft, cut = await self._draft(question, hits, language)
-        timings["generate"] = _ms(step)
-        _tell(progress, "checking")
+        timings["generate"] = elapsed_ms(step)
+        tell(progress, "checking")
         step = time.perf_counter()
         if self.cite_sentences:
             draft, screening = screen_pointed(draft, hits, question=question, language=language)
@@ -281,8 +224,8 @@ class Pipeline:
             screening = screen(draft, hits, question=question, language=language)
         if cut and screening.refused is None:  # what was cut off may have changed what it says
             screening = with_problem(screening, cut_problem(language))
-        timings["check"] = _ms(step)
-        timings["total"] = _ms(started)
+        timings["check"] = elapsed_ms(step)
+        timings["total"] = elapsed_ms(started)
         if screening.refused is not None:
             # Recited its rules (nobody sees that, not even a reviewer) or said it can't answer.
             return Refusal(
@@ -298,48 +241,14 @@ class Pipeline:
             step = time.perf_counter()
             judged = await self.judge.review(draft, hits, language=language)
             report = replace(report, problems=report.problems + judged.problems)
-            timings["judge"] = _ms(step)
+            timings["judge"] = elapsed_ms(step)
             timings["judge_tokens"] = judged.tokens
-            timings["total"] = _ms(started)
+            timings["total"] = elapsed_ms(started)
         if report.ok:
             text, hits = in_citation_order(draft, hits)
             return Answer(question, text, hits, timings_ms=timings, language=language)
         return Unverified(
             question, draft, report.problems, hits, timings_ms=timings, language=language
-        )
-
-    def _title_of(self, named: str) -> str:
-        """A successor as a reader knows it: its title when ``named`` is a path of the index."""
-        found = next((c for c in self.index.chunks if c.source == named), None)
-        return (found.title or named) if found is not None else named
-
-    @staticmethod
-    def _conflicting(
-        question: str,
-        hits: tuple[Hit, ...],
-        conflict: Conflict,
-        language: Language,
-        timings: dict[str, float],
-    ) -> Unverified:
-        """Both values, each with its source and date, to review: which one applies is for a
-        person to say (the model is not asked to pick one)."""
-        sides = [
-            (side.n, hits[side.n - 1].chunk.title or hits[side.n - 1].chunk.source, side)
-            for side in (conflict.first, conflict.second)
-        ]
-        draft = conflict_answer(
-            language,
-            [
-                (n, title, hits[n - 1].chunk.lifecycle.updated, side.sentence)
-                for n, title, side in sides
-            ],
-        )
-        message = conflict_message(
-            language, *[(n, title, side.value) for n, title, side in sides]
-        )
-        problem = Problem("conflict", message, refs=conflict.refs)
-        return Unverified(
-            question, draft, (problem,), hits, timings_ms=timings, language=language
         )
 
     async def _draft(
@@ -387,15 +296,3 @@ class Pipeline:
 def _was_cut(reply: BaseMessage) -> bool:
     """Whether the model stopped at LLM_MAX_TOKENS."""
     return bool(reply.response_metadata.get("finish_reason") == "length")
-
-
-def in_citation_order(text: str, hits: tuple[Hit, ...]) -> tuple[str, tuple[Hit, ...]]:
-    """A checked answer's sources renumbered in the order it cites them: the reader meets
-    ``[1]`` first and the buttons follow the text, whatever rank retrieval gave the passages
-    (a rule ranked third is quoted before the worked example ranked first)."""
-    order = [n for n in first_cited_order(text) if 1 <= n <= len(hits)]
-    rest = [n for n in range(1, len(hits) + 1) if n not in order]
-    new_number = {old: new for new, old in enumerate([*order, *rest], start=1)}
-    if all(old == new for old, new in new_number.items()):
-        return text, hits
-    return renumbered(text, new_number), tuple(hits[old - 1] for old in [*order, *rest])

@@ -130,9 +130,7 @@ def _cards(body: str, tail: list[Element], notice: str) -> list[Card]:
 
 def answer_cards(result: Answer, language: Language, *, notice: str = "") -> list[Card]:
     tail: list[Element] = [
-        button(
-            source_label(n, result.hits[n - 1], language), source_value(n, result.hits[n - 1])
-        )
+        button(source_label(n, result.hits[n - 1], language), source_value(n, result.hits[n - 1]))
         for n in result.cited
         if 1 <= n <= len(result.hits)
     ]

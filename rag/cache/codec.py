@@ -35,9 +35,9 @@ from pydantic import (
 )
 
 from rag.chunks import Chunk
-from rag.lifecycle import Lifecycle
 from rag.errors import CitebotError
 from rag.language import Language
+from rag.lifecycle import Lifecycle
 from rag.problems import ProblemRecord
 from rag.results import Answer, Hit, Provenance, Refusal, Result, Unverified
 from rag.storage.records import Record, check_version, validation_error

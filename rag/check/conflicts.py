@@ -40,7 +40,9 @@ to be about one thing."""
 _ASKS_APPROVER = re.compile(r"审批|批准|签批|谁批|核准|approv|sign[s -]?off", re.IGNORECASE)
 _ZH_APPROVER = (
     re.compile(r"由\s*([\u4e00-\u9fffA-Za-z]{2,12}?)\s*(?:审批|批准|签批|核准|审核)"),
-    re.compile(r"(?:报|经|需|须|需要|必须|应当|应)\s*([\u4e00-\u9fff]{2,10}?)\s*(?:审批|批准|签批|同意)"),
+    re.compile(
+        r"(?:报|经|需|须|需要|必须|应当|应)\s*([\u4e00-\u9fff]{2,10}?)\s*(?:审批|批准|签批|同意)"
+    ),
 )
 _EN_APPROVER = (
     re.compile(
@@ -102,25 +104,30 @@ def find_conflict(question: str, hits: Sequence[Hit], *, min_score: float) -> Co
     wants_approver = bool(_ASKS_APPROVER.search(question))
     best: dict[str, list[_Said]] = {}
     for n, hit in enumerate(hits, start=1):
-        if hit.score < min_score:
-            continue
-        for said in _values(n, hit, asked, wants_approver):
-            kept = best.get(said.document)
-            if kept is None or said.coverage > kept[0].coverage:
-                best[said.document] = [said]
-            elif said.coverage == kept[0].coverage and said.sentence == kept[0].sentence:
-                kept.append(said)
+        if hit.score >= min_score:
+            for said in _values(n, hit, asked, wants_approver):
+                _keep_best(best, said)
     documents = list(best.values())
     for i, mine in enumerate(documents):
         for theirs in documents[i + 1 :]:
-            for one in mine:
-                for other in theirs:
-                    if _differ(one, other):
-                        return Conflict(
-                            Side(one.n, one.sentence, one.shown),
-                            Side(other.n, other.sentence, other.shown),
-                        )
+            pair = next(
+                ((one, other) for one in mine for other in theirs if _differ(one, other)), None
+            )
+            if pair is not None:
+                one, other = pair
+                return Conflict(
+                    Side(one.n, one.sentence, one.shown), Side(other.n, other.sentence, other.shown)
+                )
     return None
+
+
+def _keep_best(best: dict[str, list[_Said]], said: _Said) -> None:
+    """Per document, the values of its sentence that holds most of the question."""
+    kept = best.get(said.document)
+    if kept is None or said.coverage > kept[0].coverage:
+        best[said.document] = [said]
+    elif said.coverage == kept[0].coverage and said.sentence == kept[0].sentence:
+        kept.append(said)
 
 
 def _values(n: int, hit: Hit, asked: set[str], wants_approver: bool) -> list[_Said]:
@@ -139,16 +146,16 @@ def _values(n: int, hit: Hit, asked: set[str], wants_approver: bool) -> list[_Sa
                     _Said(
                         n, hit.chunk.document, sentence, coverage, covered, "approver",
                         _folded(name), name, _clause(sentence, at),
-                    )  # fmt: skip
-                )
+                    )
+                )  # fmt: skip
             continue
         for unit, values, shown, at in _counts(sentence):
             found.append(
                 _Said(
                     n, hit.chunk.document, sentence, coverage, covered, unit, values, shown,
                     _clause(sentence, at),
-                )  # fmt: skip
-            )
+                )
+            )  # fmt: skip
     return found
 
 

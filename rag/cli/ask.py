@@ -9,8 +9,8 @@ import sys
 import textwrap
 import unicodedata
 from collections import Counter
-from datetime import date
 from collections.abc import Sequence
+from datetime import date
 from pathlib import Path
 from typing import Any
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import UTC, date, datetime
+from pathlib import Path
 
 from rag.lifecycle import CURRENT, STATUSES, Lifecycle, Status
 
@@ -138,6 +139,14 @@ def read_lifecycle(
     return CURRENT if lifecycle == CURRENT else lifecycle
 
 
+def modified(path: Path) -> float | None:
+    """The file's modification time (seconds), ``None`` when it cannot be read."""
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
+
+
 def iso_date(text: str) -> str:
     """``text`` as an ISO date, or "" when it holds none."""
     found = _DATE.search(text or "")
@@ -153,17 +162,18 @@ def _from_front_matter(meta: dict[str, str]) -> Lifecycle:
     raw = meta.get("status", "").strip().lower()
     status: Status = "current"
     if raw in STATUSES:
-        status = raw  # type: ignore[assignment]
+        status = raw
     elif raw in _SYNONYMS:
         status = _SYNONYMS[raw]
     if status == "current" and meta.get("draft", "").strip().lower() in _TRUE:
         status = "draft"  # Hugo's and Jekyll's draft flag
     if meta.get("archived", "").strip().lower() in _TRUE:
         status = "archived"
-    updated = next((iso_date(meta[key]) for key in _UPDATED_KEYS if iso_date(meta.get(key, ""))), "")
+    dates = (iso_date(meta.get(key, "")) for key in _UPDATED_KEYS)
+    updated = next((found for found in dates if found), "")
     return Lifecycle(
         status=status,
-        superseded_by=meta.get("superseded_by", "").strip() or meta.get("superseded-by", "").strip(),
+        superseded_by=(meta.get("superseded_by") or meta.get("superseded-by") or "").strip(),
         effective=iso_date(meta.get("effective", "")),
         expires=iso_date(meta.get("expires", "")),
         updated=updated,

@@ -25,8 +25,8 @@ from pathlib import Path
 
 from rag.ingest.documents import DocumentError, SourceDocument
 from rag.ingest.encodings import UndecodableText, decode_text
-from rag.ingest.lifecycle import read_lifecycle
 from rag.ingest.formats import docx_to_text, html_to_text, normalise_newlines, pdf_to_text
+from rag.ingest.lifecycle import modified, read_lifecycle
 from rag.ingest.markdown import about, read_markdown, split_front_matter
 
 logger = logging.getLogger(__name__)
@@ -109,7 +109,7 @@ def load_file(path: Path, docs_dir: Path) -> SourceDocument:
         msg = f"unsupported file type {suffix or '(no extension)'}"
         raise DocumentError(msg)
     data = _read(path)
-    file_time = _mtime(path)
+    file_time = modified(path)
     meta: dict[str, str] = {}
     if suffix in MARKDOWN_SUFFIXES:
         meta, text = read_markdown(normalise_newlines(_decode(data)))
@@ -134,13 +134,6 @@ def load_file(path: Path, docs_dir: Path) -> SourceDocument:
         about=about(meta),
         lifecycle=read_lifecycle(meta, text, title=title, file_time=file_time),
     )
-
-
-def _mtime(path: Path) -> float | None:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return None
 
 
 # --- discovery ---------------------------------------------------------------------------

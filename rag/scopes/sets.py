@@ -59,7 +59,7 @@ class ScopeSet:
 def _key(scope: ScopeSet) -> str:
     if scope.unrestricted:
         return ALL_KEY
-    globs: list[object] = sorted(glob.text for glob in scope.globs)
+    globs: list[object] = [*sorted(glob.text for glob in scope.globs)]
     if scope.drafts:  # a scope given drafts is another audience: nothing cached crosses
         globs.append({"drafts": True})
     payload = json.dumps(globs).encode("utf-8")

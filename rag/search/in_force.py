@@ -21,16 +21,29 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Protocol
 
 import numpy as np
 
 from rag.chunks import Chunk, content_hash
+from rag.scopes.sets import ScopeSet
 from rag.search.fusion import RowArray
+from rag.search.scoped import ScopedRows
 
 MAX_SETS = 64
 
 _NONE: RowArray = np.zeros(0, np.intp)
 _NONE.setflags(write=False)
+
+
+class Indexed(Protocol):
+    """What the rows are computed from (an :class:`~rag.search.index.Index`)."""
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def chunks(self) -> Sequence[Chunk]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,3 +121,18 @@ class InForceRows:
             while len(self._rows) > self._max:
                 self._rows.popitem(last=False)
         return computed
+
+
+class Standings:
+    """``of(index, scope, key, today)``: the rows ``scope`` may see (:class:`ScopedRows`) and,
+    among them, those in force on ``today`` (:class:`InForceRows`), both cached."""
+
+    def __init__(self) -> None:
+        self._scoped = ScopedRows()
+        self._in_force = InForceRows()
+
+    def of(self, index: Indexed, scope: ScopeSet, key: str, today: date) -> InForce:
+        scoped = self._scoped.rows(index.version, index.chunks, scope)
+        return self._in_force.rows(
+            index.version, index.chunks, scoped, scope_key=key, drafts=scope.drafts, today=today
+        )

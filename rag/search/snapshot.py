@@ -79,10 +79,10 @@ class Snapshot:
             Chunk(
                 source, text, n, tuple(heading), start, section, title, link, doc_id, about, head,
                 Lifecycle.from_row(life),
-            )  # fmt: skip
+            )
             for source, text, n, heading, start, section, title, link, doc_id, about, head, life
             in rows
-        ]
+        ]  # fmt: skip
 
     def _sources(self) -> Iterator[str]:
         for name, row in self.files.items():

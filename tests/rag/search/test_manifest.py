@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from rag.lifecycle import CURRENT
-
 from rag.search.build import load_or_build
 from rag.search.manifest import MANIFEST_FILE, Manifest, read_manifest, write_manifest
 
