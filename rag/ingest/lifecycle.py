@@ -129,6 +129,8 @@ def read_lifecycle(
             superseded_by=lifecycle.superseded_by or noticed.superseded_by,
             notice=noticed.notice,
         )
+    if not lifecycle.superseded_by and noticed.superseded_by:
+        lifecycle = replace(lifecycle, superseded_by=noticed.superseded_by, notice=noticed.notice)
     if not lifecycle.expires and noticed.expires:
         lifecycle = replace(lifecycle, expires=noticed.expires, notice=noticed.notice)
     if lifecycle.superseded_by and lifecycle.status == "current":
