@@ -51,7 +51,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 KB = HERE / "kb"
 _MARKER = re.compile(r"\[(\d+)(?:\.\d+)?\]")
-_SENTENCE = re.compile(r"[^。！？!?\n]+(?:[。！？!?]+|\n|$)|[^.\n]+(?:\.(?=\s|$)|\n|$)")
+_SENTENCE_END = re.compile(r"(?<=[。！？!?])|(?<=\.)\s+|\n")
 _PLAIN = re.compile(r"不再有效|尚未生效|no longer in force|not in force yet", re.IGNORECASE)
 KINDS = ("current", "lapsed", "conflict", "draft", "multipart", "absent")
 
@@ -82,7 +82,7 @@ def cited(answer: Row) -> set[str]:
 
 
 def names_every_part(text: str, parts: list[list[str]]) -> bool:
-    sentences = [s for s in _SENTENCE.findall(text) if _MARKER.search(s)]
+    sentences = [s for s in _SENTENCE_END.split(text) if _MARKER.search(s)]
     lowered = [s.casefold() for s in sentences]
     return all(any(w.casefold() in s for s in lowered for w in part) for part in parts)
 
