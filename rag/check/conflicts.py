@@ -13,7 +13,8 @@ they say of it:
 
 Both sentences must hold most of what the question names and be about the same thing (they
 share most of their words, numbers aside), so two rules about different things (annual leave
-and sick leave) that merely both count days are not a conflict. The pipeline then answers with
+and sick leave) that merely both count days are not a conflict; a worked example (a section
+headed 示例 / Example, a sentence saying 例如 / for example) states no rule and takes no part. The pipeline then answers with
 both, each with its source and date, and sends the answer to review
 (problem kind ``conflict``).
 """
@@ -56,6 +57,11 @@ _EN_APPROVER = (
     ),
 )
 _DIGITS = re.compile(r"\d")
+_EXAMPLE = re.compile(
+    r"示例|举例|例如|比如|譬如|样例|\bexamples?\b|\bfor instance\b|\be\.g\.", re.IGNORECASE
+)
+"""A worked example or a value given "for example" is not the rule: a refund example's
+"实付课程费 4800 元" does not contradict a price list that says 5200."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +138,11 @@ def _keep_best(best: dict[str, list[_Said]], said: _Said) -> None:
 
 def _values(n: int, hit: Hit, asked: set[str], wants_approver: bool) -> list[_Said]:
     found: list[_Said] = []
+    if _EXAMPLE.search(hit.chunk.heading_path):
+        return found
     for sentence in split_sentences(hit.chunk.readable_text):
+        if _EXAMPLE.search(sentence):
+            continue
         terms = frozenset(match_terms(sentence))
         coverage = len(asked & terms) / len(asked)
         if coverage < MIN_COVERAGE:

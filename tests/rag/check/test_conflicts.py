@@ -70,3 +70,26 @@ def test_two_approvers_conflict_when_the_question_asks_who_approves() -> None:
     found = find_conflict("Who approves expense claims?", en, min_score=0.5)
     assert found is not None
     assert {found.first.value, found.second.value} == {"line manager", "Finance Director"}
+
+
+def test_a_worked_example_is_not_a_rule_that_conflicts() -> None:
+    price = hit("courses.md", "单独报读流利级的课程费为 5200 元。")
+    example = Hit(
+        Chunk(
+            source="refund.md",
+            text="学员单独报读流利级，实付课程费 4800 元。",
+            n=0,
+            heading=("三、退费计算口径", "计算示例一"),
+        ),
+        score=1.0,
+    )
+    said_for_example = hit("faq.md", "例如单独报读流利级的课程费为 4800 元。")
+    question = "流利级的课程费是多少？"
+    assert find_conflict(question, [price, example], min_score=0.5) is None
+    assert find_conflict(question, [price, said_for_example], min_score=0.5) is None
+    assert (
+        find_conflict(
+            question, [price, hit("b.md", "单独报读流利级的课程费为 4800 元。")], min_score=0.5
+        )
+        is not None
+    )
