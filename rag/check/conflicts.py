@@ -14,9 +14,9 @@ they say of it:
 Both sentences must hold most of what the question names and be about the same thing (they
 share most of their words, numbers aside), so two rules about different things (annual leave
 and sick leave) that merely both count days are not a conflict; a worked example (a section
-headed 示例 / Example, a sentence saying 例如 / for example) states no rule and takes no part. The pipeline then answers with
-both, each with its source and date, and sends the answer to review
-(problem kind ``conflict``).
+headed 示例 / Example, a sentence saying 例如 / for example) states no rule and takes no part.
+The pipeline then answers with both, each with its source and date, and sends the answer to
+review (problem kind ``conflict``).
 """
 
 from __future__ import annotations
