@@ -4,8 +4,10 @@
     .venv/bin/python -m bench.lifecycle --embeddings none     # lexical only
     .venv/bin/python -m bench.lifecycle --before 451eeab      # also that commit, side by side
 
-Runs every ``bench/lifecycle/questions-*.jsonl`` against ``bench/lifecycle/kb/`` with the
-product's own batch command (``python -m rag ask --questions IN --out OUT``: the offline
+Runs every ``bench/lifecycle/questions-NAME.jsonl`` against its own knowledge base,
+``bench/lifecycle/kb/NAME/`` (two companies' documents: each set's pages would contradict the
+other's, and those contradictions are not the ones written to be found), with the product's
+own batch command (``python -m rag ask --questions IN --out OUT``: the offline
 extractive answerer, ``DOCS_DIR`` = the knowledge base, an index of its own under ``--work``),
 and scores what an asker would see. Which documents are not in force is read from the
 knowledge base itself, with this code's reader, on the day of the run (the pages' dates are
@@ -62,17 +64,19 @@ def folded(text: str) -> str:
     return "".join(unicodedata.normalize("NFKC", _MARKER.sub("", text)).casefold().split())
 
 
-def standings(today: date) -> dict[str, str]:
-    """Each document of the knowledge base: ``current``, ``draft``, ``lapsed`` or ``upcoming``."""
-    documents, _ = load_folder(KB)
+def standings(kb: Path, today: date) -> dict[str, str]:
+    """Each document of ``kb``: ``current``, ``draft``, ``lapsed`` or ``upcoming``."""
+    documents, _ = load_folder(kb)
     return {doc.source: doc.lifecycle.standing(today) for doc in documents}
 
 
-def questions() -> list[Row]:
-    rows: list[Row] = []
+def question_sets() -> dict[str, list[Row]]:
+    """Each ``questions-NAME.jsonl`` by NAME (its knowledge base: ``kb/NAME/``)."""
+    sets: dict[str, list[Row]] = {}
     for path in sorted(HERE.glob("questions-*.jsonl")):
-        rows += [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
-    return rows
+        name = path.stem.removeprefix("questions-")
+        sets[name] = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+    return sets
 
 
 def cited(answer: Row) -> set[str]:
@@ -113,15 +117,17 @@ def judged(question: Row, answer: Row, standing: dict[str, str]) -> dict[str, bo
     return out
 
 
-def run(tree: Path, label: str, embeddings: str, work: Path, asked: list[Row]) -> list[Row]:
-    """``python -m rag ask --questions`` of the code in ``tree`` over the knowledge base."""
-    index = work / f"index-{label}-{embeddings}"
-    out = work / f"answers-{label}-{embeddings}.jsonl"
-    file = work / "questions.jsonl"
+def run(
+    tree: Path, label: str, embeddings: str, work: Path, name: str, asked: list[Row]
+) -> list[Row]:
+    """``python -m rag ask --questions`` of the code in ``tree`` over the set's knowledge base."""
+    index = work / f"index-{name}-{label}-{embeddings}"
+    out = work / f"answers-{name}-{label}-{embeddings}.jsonl"
+    file = work / f"questions-{name}.jsonl"
     file.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in asked), "utf-8")
     env = os.environ | {
         "PYTHONPATH": str(tree),
-        "DOCS_DIR": str(KB),
+        "DOCS_DIR": str(KB / name),
         "INDEX_DIR": str(index),
         "EMBEDDINGS": embeddings,
     }
@@ -132,11 +138,14 @@ def run(tree: Path, label: str, embeddings: str, work: Path, asked: list[Row]) -
     return [json.loads(line) for line in out.read_text("utf-8").splitlines() if line]
 
 
-def figures(asked: list[Row], answers: list[Row], standing: dict[str, str]) -> list[str]:
+Judged = list[tuple[Row, dict[str, bool]]]
+
+
+def figures(judgements: Judged) -> list[str]:
     """One line per kind, then the two counts over every question."""
     by_kind: dict[str, list[dict[str, bool]]] = defaultdict(list)
-    for question, answer in zip(asked, answers, strict=True):
-        by_kind[question["kind"]].append(judged(question, answer, standing))
+    for question, verdict in judgements:
+        by_kind[question["kind"]].append(verdict)
     words = {
         "current": "correct",
         "lapsed": "said plainly",
@@ -180,28 +189,39 @@ def main() -> None:
     parser.add_argument("--show", action="store_true", help="print each question's outcome")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
-    asked = questions()
-    standing = standings(date.today())
+    sets = question_sets()
+    asked = [q for rows in sets.values() for q in rows]
     kinds = ", ".join(f"{k} {sum(q['kind'] == k for q in asked)}" for k in KINDS)
-    print(f"{len(asked)} questions ({kinds}); {len(standing)} documents; {args.embeddings}")
-    after = run(ROOT, "after", args.embeddings, args.work, asked)
-    if args.show:
-        for question, answer in zip(asked, after, strict=True):
-            mark = "ok " if judged(question, answer, standing)["ok"] else "NO "
-            print(
-                f"{mark}{question['id']} {question['kind']:<9} {answer['verdict']:<10} "
-                f"{answer['text'][:90]!r}"
-            )
-    ours = figures(asked, after, standing)
+    print(f"{len(asked)} questions ({kinds}); knowledge bases {', '.join(sets)}; {args.embeddings}")
+    ours = figures(answered(ROOT, "after", args, sets))
     if not args.before:
         print("\n".join(ours))
         return
-    before = run(worktree(args.before, args.work), "before", args.embeddings, args.work, asked)
-    theirs = figures(asked, before, standing)
+    theirs = figures(answered(worktree(args.before, args.work), "before", args, sets))
     width = max(len(line) for line in theirs)
     print(f"{'before ' + args.before:<{width}}   after")
     for old, new in zip(theirs, ours, strict=True):
         print(f"{old:<{width}}   {new}")
+
+
+def answered(
+    tree: Path, label: str, args: argparse.Namespace, sets: dict[str, list[Row]]
+) -> Judged:
+    """Every set answered by the code in ``tree`` over its own knowledge base, judged."""
+    judgements: Judged = []
+    for name, asked in sets.items():
+        standing = standings(KB / name, date.today())
+        answers = run(tree, label, args.embeddings, args.work, name, asked)
+        for question, answer in zip(asked, answers, strict=True):
+            verdict = judged(question, answer, standing)
+            judgements.append((question, verdict))
+            if args.show and label == "after":
+                mark = "ok " if verdict["ok"] else "NO "
+                print(
+                    f"{mark}{question['id']} {question['kind']:<9} {answer['verdict']:<10} "
+                    f"{answer['text'][:90]!r}"
+                )
+    return judgements
 
 
 if __name__ == "__main__":
