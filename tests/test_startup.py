@@ -49,7 +49,11 @@ def _probe(call: str, tmp_path: Path, bad: dict[str, str]) -> dict[str, object]:
 @pytest.mark.parametrize("entry", sorted(ENTRIES))
 @pytest.mark.parametrize(
     ("bad", "named"),
-    [({"TOP_K": "x"}, "TOP_K"), ({"LOG_QUESTIONS": "maybe"}, "LOG_QUESTIONS")],
+    [
+        ({"TOP_K": "x"}, "TOP_K"),
+        ({"LOG_QUESTIONS": "maybe"}, "LOG_QUESTIONS"),
+        ({"REDIS_URL": "notaurl"}, "REDIS_URL"),  # redis-py's own error was a traceback
+    ],
 )
 def test_a_bad_setting_stops_before_heavy_imports(
     entry: str, bad: dict[str, str], named: str, tmp_path: Path
