@@ -63,7 +63,10 @@ class BackfillWatch:
         )
 
     async def run(self) -> None:
-        """Progress lines until the backfill ends (then one line saying so); cancel to stop."""
+        """Progress lines until the backfill ends (then one line saying so); cancel to stop.
+        Started in full mode, it says nothing: :meth:`greeting` already said so."""
+        if not self.lexical:
+            return
         while self.lexical:
             state = self.live.holder.state
             if state.backfill_total:
