@@ -132,11 +132,13 @@ class Pipeline:
         One pass down: reviewed answers (before and after) -> cache -> the stages."""
         question = question.strip()
         language = language or detect_language(question)
-        key = self._key(question_digest(question, scope), self.index.version)
+        digest = question_digest(question, scope)  # once: the cache's key, the reviewed answers'
+        key = self._key(digest, self.index.version)
         return await around(
             self.reviewed,
             question,
             scope=scope,
+            digest=digest,
             index=self.index,
             allows=self.scopes.parse(scope).allows,
             cached=lambda compute: self.cache.get_or_compute(key, compute),
