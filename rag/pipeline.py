@@ -275,9 +275,14 @@ class Pipeline:
         return draft, _was_cut(reply)
 
     async def aclose(self) -> None:
+        """Close what the pipeline owns: the cache, the reviewed answers, and the HTTP clients
+        of its chat model and its judge's."""
         await self.cache.aclose()
         if self.reviewed is not None:
             await self.reviewed.aclose()
+        await self.generator.aclose()
+        if self.judge is not None:
+            await self.judge.generator.aclose()
 
 
 def _was_cut(reply: BaseMessage) -> bool:
