@@ -127,7 +127,9 @@ def pipeline_for(index: Index, threshold: float) -> Pipeline:
     """The offline answerer as the product builds it: with e5's question-sentence similarity
     when the index has e5 (full mode, the first minutes), by words alone without it."""
     dense = index.embeddings is not None or index.on_demand is not None
-    embedder = _E5[0] if _E5 else _E5.append(E5Embeddings()) or _E5[0]
+    if not _E5:
+        _E5.append(E5Embeddings())
+    embedder = _E5[0]
     similarity = SentenceSimilarity(embedder, embedder_identity(embedder)) if dense else None
     return Pipeline(
         index=index,
