@@ -17,6 +17,7 @@ from bot.root.config import Config
 from bot.root.services import Seams, Services, redis_client, reviewed_answers, rewriter
 from bot.root.web import create_web_app
 from bot.settings import BotSettings
+from bot.slack.identity import TokenRefused
 from bot.slack.server import EVENTS_PATH, HEALTH_PATH
 from rag import GuardedRedis
 from rag.cache.answers import MemoryCache
@@ -26,7 +27,6 @@ from rag.pipeline import Pipeline
 from rag.search.index import Index
 from rag.serving.live import LivePipeline
 from rag.settings import Settings
-from bot.slack.identity import TokenRefused
 from tests.fakes.slack_api import BOT_ID, BOT_TOKEN, BOT_USER_ID, TEAM_ID, FakeSlackApi
 from tests.scenarios.harness import REVIEW_CHANNEL, SIGNING_SECRET, sample_index, threshold
 
