@@ -132,8 +132,7 @@ class Pipeline:
         One pass down: reviewed answers (before and after) -> cache -> the stages."""
         question = question.strip()
         language = language or detect_language(question)
-        digest = question_digest(question, scope)  # once: the cache's key, the reviewed answers'
-        key = self._key(digest, self.index.version)
+        key = self._key(digest := question_digest(question, scope), self.index.version)  # once
         return await around(
             self.reviewed,
             question,
@@ -275,8 +274,7 @@ class Pipeline:
         return draft, _was_cut(reply)
 
     async def aclose(self) -> None:
-        """Close what the pipeline owns: the cache, the reviewed answers, and the HTTP clients
-        of its chat model and its judge's."""
+        """Close the cache, the reviewed answers and the chat models' HTTP clients."""
         await self.cache.aclose()
         if self.reviewed is not None:
             await self.reviewed.aclose()

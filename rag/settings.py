@@ -26,7 +26,7 @@ from pydantic_settings import (
 from pydantic_settings.sources.utils import parse_env_vars
 
 from rag.errors import CitebotError
-from rag.storage.keys import DEFAULT_KEY_PREFIX, key_prefix_problem
+from rag.storage.keys import DEFAULT_KEY_PREFIX, checked_redis_url, key_prefix_problem
 
 
 class SettingsError(CitebotError, ValueError):
@@ -103,11 +103,8 @@ def _one_line(error: ValidationError) -> SettingsError:
 # --- value rules, each naming its variable -----------------------------------------------
 
 
-def number(
-    name: str, default: float, *, minimum: float, whole: bool = False, example: str = ""
-) -> BeforeValidator:
-    """A (whole) number >= ``minimum`` for ``name``, errors as ``NAME='x' must be ...``;
-    ``example`` (else the default) is the value the error suggests."""
+def number(name: str, default: float, *, minimum: float, whole: bool = False) -> BeforeValidator:
+    """A (whole) number >= ``minimum`` for ``name``, errors as ``NAME='x' must be ...``."""
 
     def check(raw: Any) -> float | int | None:
         if raw is None:
@@ -115,8 +112,7 @@ def number(
         try:
             value = float(raw)
         except (TypeError, ValueError):
-            such = example or f"{default:g}"
-            msg = f"{name}={raw!r} is not a number; set it to a number such as {such}"
+            msg = f"{name}={raw!r} is not a number; set it to a number such as {default:g}"
             raise SettingsError(msg) from None
         if not math.isfinite(value) or value < minimum:
             msg = f"{name}={raw!r} must be a number >= {minimum:g}"
@@ -169,35 +165,12 @@ def _key_prefix(raw: Any) -> str:
     return value
 
 
-REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
-
-
-def _redis_url(raw: Any) -> Any:
-    """redis-py accepts only these schemes and says so with a traceback at the first call;
-    here the mistake is one line at start-up, like every other setting's."""
-    if raw is None:
-        return None
-    text = raw.get_secret_value() if isinstance(raw, SecretStr) else str(raw)
-    if not text.lower().startswith(REDIS_SCHEMES):
-        shown = text if "@" not in text else "…@" + text.rsplit("@", 1)[1]  # no password
-        msg = (
-            f"REDIS_URL={shown!r} is not a Redis URL; set one such as redis://localhost:6379/0 "
-            "(or rediss://, unix://), or unset it to keep everything in this process"
-        )
-        raise SettingsError(msg)
-    return raw
-
-
 def secret(value: SecretStr | None) -> str | None:
     """The secret's text for the one call that needs it (a client's constructor)."""
     return None if value is None else value.get_secret_value()
 
 
 DEFAULT_TOP_K = 5
-MIN_SCORE_EXAMPLE = "-0.2 (scores run about -1 to 1; higher refuses more), or unset it"
-"""MIN_SCORE compares with the gate's standardised relevance, whose shipped thresholds lie
-between -0.55 and -0.1 (rag/search/gate.py): 0 or 0.5, natural guesses for a cosine, would
-refuse most answerable questions, so the error does not suggest them."""
 CACHE_TTL_SECONDS = 86400
 """How long a passed answer is cached (CACHE_TTL_SECONDS): the one default, read by the caches."""
 REFUSAL_TTL_SECONDS = 3600
@@ -208,11 +181,9 @@ class Settings(EdgeSettings):
     docs_dir: Path = Path("docs")
     index_dir: Path = Path(".citebot/index")
     top_k: Annotated[int, number("TOP_K", DEFAULT_TOP_K, minimum=1, whole=True)] = DEFAULT_TOP_K
-    min_score: Annotated[
-        float | None, number("MIN_SCORE", 0.0, minimum=-math.inf, example=MIN_SCORE_EXAMPLE)
-    ] = None
+    min_score: Annotated[float | None, number("MIN_SCORE", -0.2, minimum=-math.inf)] = None
     """Refusal threshold override; ``None``: the calibrated value next to the index, if any,
-    else the shipped default."""
+    else the shipped default (its error's example, -0.2, is near the gates' thresholds)."""
     embeddings: Annotated[Literal["e5", "none", "openai"], BeforeValidator(_embeddings)] = "e5"
     """``e5`` (bundled offline model), ``none`` (lexical only) or ``openai`` (EMBEDDINGS_*)."""
     embeddings_base_url: str | None = None
@@ -233,7 +204,7 @@ class Settings(EdgeSettings):
     Askers still see ``[2]``. Off by default: with pointers as good as a model could write
     them the checker caught 99.0 % of faulty answers instead of 98.7 %, at 5.1 % false alarms
     instead of 0.4 % (bench/pointer_checker.py, bench/README.md)."""
-    redis_url: Annotated[SecretStr | None, BeforeValidator(_redis_url)] = None
+    redis_url: Annotated[SecretStr | None, BeforeValidator(checked_redis_url)] = None
     """May carry a password (``redis://:pw@host``); like the keys, kept out of ``repr``."""
     redis_key_prefix: Annotated[str, BeforeValidator(_key_prefix)] = DEFAULT_KEY_PREFIX
     """Every Redis key the bot and the CLI write or read starts with it (:mod:`rag.storage.keys`):

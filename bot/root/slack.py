@@ -203,13 +203,7 @@ def add_slack(
         client = web_client(
             token, base_url=settings.api_url, session=session, rate_limit=seams.rate_limit
         )
-        try:
-            identity = await check_token(client)
-        except TokenRefused:
-            await session.close()
-            raise
-        if identities is not None:
-            identities["slack"] = UNKNOWN if identity is None else identity.describe()
+        await _identify(client, session, identities)
         slot.bolt = slack_app(
             config,
             client=client,
@@ -238,6 +232,20 @@ def add_slack(
             await session.close()
 
     app.cleanup_ctx.append(slack)
+
+
+async def _identify(
+    client: AsyncWebClient, session: aiohttp.ClientSession, identities: dict[str, object] | None
+) -> None:
+    """``auth.test``: a refused token stops start-up (the session closed first); the identity
+    goes to ``identities["slack"]`` for ``/healthz``."""
+    try:
+        identity = await check_token(client)
+    except TokenRefused:
+        await session.close()
+        raise
+    if identities is not None:
+        identities["slack"] = UNKNOWN if identity is None else identity.describe()
 
 
 def weekly_digest(

@@ -55,8 +55,7 @@ def create_web_app(
             log_questions=settings.rag.log_questions,
         )
     app = web.Application()
-    identities: dict[str, object] = {}
-    """Who the bot is on each platform, filled at startup (``/healthz`` reads it live)."""
+    identities: dict[str, object] = {}  # who the bot is on each platform, filled at startup
     _routes(
         app,
         config,

@@ -103,8 +103,7 @@ def check(
     """Every problem with ``text``'s citations against ``hits`` (``[n]`` = ``hits[n - 1]``).
 
     ``question``, when given, grounds the numbers the asker supplied ("还剩 12 课时").
-    ``language``: the asker's, which problems are written in (default: the answer's).
-    """
+    ``language``: the asker's, which problems are written in (default: the answer's)."""
     if is_refusal_text(text):
         return Report()
     text = values_in_parentheses(text, [hit.chunk.text for hit in hits])  # [200, 599] is no [n]
