@@ -128,7 +128,7 @@ def pipeline_for(index: Index, threshold: float) -> Pipeline:
     when the index has e5 (full mode, the first minutes), by words alone without it."""
     dense = index.embeddings is not None or index.on_demand is not None
     if not _E5:
-        _E5.append(E5Embeddings())
+        _E5.append(E5Embeddings())  # one model for every corpus and phase
     embedder = _E5[0]
     similarity = SentenceSimilarity(embedder, embedder_identity(embedder)) if dense else None
     return Pipeline(

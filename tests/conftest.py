@@ -10,6 +10,7 @@ and CLI runs they start. Tests that need Redis take :func:`redis_area` (the suit
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -44,3 +45,15 @@ def redis_area(redis_url: str, redis_prefix: str) -> Iterator[RedisArea]:
     area = RedisArea(redis_url, redis_prefix)
     yield area
     area.clear()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _embedding_batches_end_before_the_interpreter() -> Iterator[None]:
+    """A stopped bot drops the batch under way without waiting (rag.serving.background), and
+    its daemon thread may still be inside onnxruntime when the last test ends; the interpreter
+    tearing down under native code aborts the run ("terminate called"). The suite waits for
+    such threads instead (a bot process exits through the same path, but nothing runs after)."""
+    yield
+    for thread in threading.enumerate():
+        if thread.name == "citebot-embed-batch":  # ends when its batch's vectors come
+            thread.join(timeout=120)

@@ -23,7 +23,7 @@ what a bot in its lexical phase answers, not a dense gate missing a third of its
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -83,16 +83,19 @@ def search(
     min_score: float,
     weights: Weights,
     background: Background | None = None,
+    outage: Callable[[], list[Found]] | None = None,
 ) -> list[Found]:
     """The ``k`` best positions of ``lexical`` (the scores of ``rows``, all rows when
-    ``None``) with their gate scores and cosines, best first."""
+    ``None``) with their gate scores and cosines, best first. ``outage``: how to answer while
+    the store is down (default: the lexical gate alone)."""
     if query is not None:
         try:
             if gate.dense is not None:
                 return _by_gate(lexical, rows, gate, k, query, store, background)
             return _by_rank(lexical, rows, gate, k, query, store, weights)
         except VectorStoreUnavailable:
-            pass  # the store's guard said so once per outage
+            if outage is not None:  # the store's guard said so once per outage
+                return outage()
     return _lexically(lexical, k, min_score, weights)
 
 

@@ -42,6 +42,24 @@ class BuildStopped(CitebotError):
         self.total = total
 
 
+class _Progress:
+    """How far a run is: its own batches and, as they come, the vectors a question's
+    on-demand embedding handed to the cache (:meth:`CachedEmbeddings.adopt`) — its own batch
+    may hang for a minute on a busy machine meanwhile."""
+
+    def __init__(self, cached: CachedEmbeddings, total: int, told: OnProgress | None) -> None:
+        self.cached, self.total, self.told = cached, total, told
+        self.done = 0
+        self.before = cached.adopted  # adopted earlier: already left out of ``total``
+        if told is not None:
+            cached.on_adopted = self.report
+
+    def report(self) -> None:
+        if self.told is not None:
+            adopted = self.cached.adopted - self.before
+            self.told(min(self.done + adopted, self.total), self.total)
+
+
 def embed_chunks(
     chunks: Sequence[Chunk],
     cached: CachedEmbeddings,
@@ -66,17 +84,15 @@ def embed_chunks(
         key: chunk.dense_text for key, chunk in zip(keys, chunks, strict=True) if key in needed
     }
     cached.reused += len(keys) - len(todo)  # as if each had been asked for: the summary's count
-    done = 0
-    if on_progress is not None:
-        on_progress(0, len(todo))
+    progress = _Progress(cached, len(todo), on_progress)
+    progress.report()
     saved = clock()
     try:
         for start in range(0, len(todo), BATCH):
             batch = todo[start : start + BATCH]
             cached.embed_documents([texts[key] for key in batch])
-            done += len(batch)
-            if on_progress is not None:  # with what questions embedded meanwhile
-                on_progress(min(done + cached.adopted, len(todo)), len(todo))
+            progress.done += len(batch)
+            progress.report()
             if clock() - saved >= SAVE_SECONDS:
                 cached.save()
                 saved = clock()
@@ -89,6 +105,8 @@ def embed_chunks(
             kept = len(cached.stored(wanted))  # with what questions embedded meanwhile
             raise BuildStopped(kept, len(wanted)) from None
         raise
+    finally:
+        cached.on_adopted = None
     if cached.embedded or len(cached) != len(wanted):
         cached.save(keep=wanted)
     stored = cached.stored(keys)

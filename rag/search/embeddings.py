@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
@@ -201,6 +201,9 @@ class CachedEmbeddings(Embeddings):
         self.adopted = 0
         """Vectors taken from elsewhere in this process since construction (a question's
         candidates, embedded on demand while this cache's backfill ran)."""
+        self.on_adopted: Callable[[], None] | None = None
+        """Told after :meth:`adopt` took vectors: a backfill's progress counts them at once
+        (its own batch may hang for a minute on a busy machine)."""
         self._vectors: dict[str, np.ndarray[Any, np.dtype[np.float32]]] = {}
         self._lock = threading.Lock()
         self._load()
@@ -211,10 +214,15 @@ class CachedEmbeddings(Embeddings):
         """Take vectors embedded elsewhere in this process (:mod:`rag.search.vector_handoff`);
         :attr:`adopted` counts the ones it lacked."""
         with self._lock:
+            before = self.adopted
             for key, vector in vectors.items():
                 if key not in self._vectors:
                     self._vectors[key] = vector
                     self.adopted += 1
+            took = self.adopted != before
+        listener = self.on_adopted
+        if took and listener is not None:
+            listener()
 
     def _load(self) -> None:
         if not self.path.exists():

@@ -115,6 +115,8 @@ class Index:
         self._translated = Translation(self.chunks, self._lexical, chinese)
         self.on_demand = on_demand
         """Without vectors: embeds each question's lexical candidates (:mod:`.on_demand`)."""
+        self._outage: OnDemand | None = None
+        """The same while the vector store is down (made at the first outage)."""
 
     def __len__(self) -> int:
         return len(self.chunks)
@@ -157,9 +159,12 @@ class Index:
             lexical = self._translated.reading(question, self._lexical.scores(question))
             return self._search_store(self.store, question, k, rows, lexical)
         signals = self.signals(question, rows=rows)
+        return self._hits(signals, count=min(k, len(signals.lexical.bm25)), rows=rows)
+
+    def _found(self, signals: Signals, count: int) -> list[candidates.Found]:
+        """The ``count`` best positions of ``signals`` by the gate."""
         lexical, dense = signals.lexical, signals.dense
         gate = signals.scores(self.gate)
-        count = min(k, len(gate))
         if dense is not None and self.gate.uses_dense:
             # Score fusion: the gate already is the standardised mean of both searches. Only
             # passages with a dense cosine take part (all of them in full mode; the question's
@@ -169,15 +174,12 @@ class Index:
         else:
             found = [ranked.position for ranked in self._fused(lexical.bm25, dense, gate, count)]
         return [
-            Hit(
-                chunk=self.chunks[position if rows is None else int(rows[position])],
-                score=float(gate[position]),
-                lexical=float(lexical.cosine[position]),
-                dense=None if dense is None else float(dense[position]),
-                rank=rank,
-            )
-            for rank, position in enumerate(found, start=1)
+            candidates.Found(p, float(gate[p]), None if dense is None else float(dense[p]))
+            for p in found
         ]
+
+    def _hits(self, signals: Signals, *, count: int, rows: RowArray | None) -> list[Hit]:
+        return candidates.hits(self.chunks, signals.lexical, rows, self._found(signals, count))
 
     def signals(self, question: str, *, rows: RowArray | None = None) -> Signals:
         """The similarities to ``question`` of ``rows`` (all passages: ``None``), in that order
@@ -219,8 +221,26 @@ class Index:
         found = candidates.search(
             scores, rows=rows, gate=self.gate, k=min(k, len(scores.bm25)), query=query,
             store=store, min_score=self.min_score, weights=weights, background=background,
+            outage=lambda: self._during_outage(question, min(k, len(scores.bm25)), rows, scores),
         )  # fmt: skip
         return candidates.hits(self.chunks, scores, rows, found)
+
+    def _during_outage(
+        self, question: str, count: int, rows: RowArray | None, lexical: LexicalScores
+    ) -> list[candidates.Found]:
+        """While the store is down: the question's lexical candidates embedded here, weighed
+        as in full mode (as a bot's first minutes are), instead of the lexical gate alone,
+        which refuses what people type loosely (``流利级课程多少钱？``)."""
+        assert self.embeddings is not None
+        if self._outage is None:
+            self._outage = OnDemand(self.chunks, self.embeddings, cache_path=None)
+            if self.gate.standing is not None:
+                self._outage.embed_background()  # once per process: seconds
+        crossed = self._crossed(question)
+        signals = Signals(lexical, crossed=crossed if rows is None else crossed[rows])
+        allowed = np.arange(len(self.chunks), dtype=np.intp) if rows is None else rows
+        signals = self._outage.with_dense(question, signals, allowed, self._in_language("zh"))
+        return self._found(signals, count)
 
     def _crossed(self, question: str) -> npt.NDArray[np.bool_]:
         """The passages the gate weighs as written in the other language than ``question``: in

@@ -51,11 +51,12 @@ class OnDemand:
         self,
         chunks: Sequence[Chunk],
         embeddings: Embeddings,
-        cache_path: Path,
+        cache_path: Path | None,
         stored: Holder | None = None,
     ) -> None:
         """``cache_path``: the file of the backfill's cache (the vectors it has are read from
-        it while it runs, and the ones embedded here handed to it); ``stored``: that file as
+        it while it runs, and the ones embedded here handed to it; ``None``: no backfill, as
+        while a vector store is down); ``stored``: that file as
         it was read (kept open, so what an earlier run embedded is not embedded again)."""
         self._stored = stored
         self.embeddings = embeddings
@@ -70,7 +71,7 @@ class OnDemand:
         """Takes what the backfill embedded of ``keys``; the keys still without a vector."""
         with self._lock:
             wanted = list(dict.fromkeys(k for k in keys if k not in self._vectors))
-        found = lookup(self._cache_path, wanted) if wanted else {}
+        found = lookup(self._cache_path, wanted) if wanted and self._cache_path else {}
         with self._lock:
             self._vectors.update({key: _unit(vector) for key, vector in found.items()})
         return [key for key in wanted if key not in found]
@@ -85,9 +86,14 @@ class OnDemand:
             made = {key: np.asarray(v, np.float32) for key, v in zip(missing, fresh, strict=True)}
             with self._lock:
                 self._vectors.update({key: _unit(vector) for key, vector in made.items()})
-            deposit(self._cache_path, made)
+            if self._cache_path is not None:
+                deposit(self._cache_path, made)
         with self._lock:
             return np.stack([self._vectors[key] for key in keys]).astype(np.float32)
+
+    def embed_background(self) -> None:
+        """Embed the background sample now (no backfill will: a vector store is down)."""
+        self.vectors([int(row) for row in self._background])
 
     def known(self) -> int:
         """Passages with a vector in this process."""

@@ -33,6 +33,7 @@ from langchain_core.embeddings import Embeddings
 from rag.chunks import content_hash
 from rag.ingest.loaders import discover
 from rag.search.build import load_or_build
+from rag.search.embedding_run import OnProgress
 from rag.search.embeddings import CachedEmbeddings
 from rag.search.index import Index
 from rag.search.vectors import VectorStore
@@ -223,16 +224,17 @@ def index_builder(
     *,
     embeddings: Embeddings | None,
     min_score: float | None,
-    on_batch: Callable[[int], None] | None = None,
+    on_progress: OnProgress | None = None,
     stopping: threading.Event | None = None,
     vector_store: VectorStore | None = None,
 ) -> Build:
     """The incremental build of :func:`rag.search.build.load_or_build`, with one embedder kept
-    for every rebuild (the bundled model loads once per process); ``on_batch`` hears of each
-    batch embedded, ``stopping`` stops the build at the next one; ``vector_store``: where the
+    for every rebuild (the bundled model loads once per process); ``on_progress`` hears how
+    many of the missing vectors are there (embedded, or handed over by a question's on-demand
+    embedding), ``stopping`` stops the build at the next one; ``vector_store``: where the
     vectors live when not under INDEX_DIR."""
-    if embeddings is not None and (on_batch is not None or stopping is not None):
-        embeddings = Watched(embeddings, on_batch=on_batch, stopping=stopping)
+    if embeddings is not None and stopping is not None:
+        embeddings = Watched(embeddings, stopping=stopping)
 
     def build() -> Built:
         index, report = load_or_build(
@@ -241,6 +243,7 @@ def index_builder(
             embeddings=embeddings,
             min_score=min_score,
             vector_store=vector_store,
+            on_progress=on_progress,
         )
         skipped = tuple((s.path, s.reason) for s in report.skipped)
         documents = len({chunk.source for chunk in index.chunks})

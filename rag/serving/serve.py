@@ -55,10 +55,9 @@ class Backfill:
     live: LivePipeline | None = None
     active: bool = False
 
-    def batch(self, count: int) -> None:
+    def progress(self, done: int, total: int) -> None:
         if self.active and self.live is not None:
-            state = self.live.holder.state
-            self.live.holder.progress(state.backfill_done + count, state.backfill_total)
+            self.live.holder.progress(done, total)
 
 
 def serve_pipeline(
@@ -87,7 +86,14 @@ def serve_pipeline(
     beside = not full_index_first
     build, sharing, store = _builder(settings, embeddings, redis, backfill, builds, beside)
     known = fingerprint_or_none(settings.docs_dir)  # before the build: no change missed
-    first = None if full_index_first else _first_build(settings, embeddings, build, progress, store)
+    # With Redis sharing the vectors may be there already, but Redis is reached only once the
+    # follower runs on the event loop: a small folder's backfill then reads them instead.
+    embed_small = sharing is None
+    first = (
+        None
+        if full_index_first
+        else _first_build(settings, embeddings, build, progress, store, embed_small=embed_small)
+    )
     built, missing, vectors = first or (build(), 0, 0)
     pipeline = pipeline_around(
         built.index, settings, redis=redis, reviewed=reviewed, scopes=scopes, observer=observer
@@ -201,7 +207,7 @@ def _builder(
         settings.index_dir,
         embeddings=indexing if shared is None else shared,
         min_score=settings.min_score,
-        on_batch=backfill.batch,
+        on_progress=backfill.progress,
         stopping=builds.stopping,
         vector_store=vector_store,
     )
@@ -216,12 +222,15 @@ def _first_build(
     build: Build,
     progress: TextIO | None,
     vector_store: VectorStore | None,
+    *,
+    embed_small: bool = True,
 ) -> tuple[Built, int, int]:
     """The full index when its vectors are (nearly all) cached, else the lexical one at once;
     with how many passages the background backfill will embed, of how many vectors in all.
     One pass over the folder when every vector is cached (a restart on an unchanged folder)
     or too many are missing. ``progress``: where reading a new folder says how far it is (the
-    console: 1,200 pages take seconds before it can answer)."""
+    console: 1,200 pages take seconds before it can answer). ``embed_small``: a folder missing
+    at most ``LEXICAL_FIRST_AT`` vectors is embedded before the first answer."""
     line = None if progress is None else ProgressLine(progress)
     try:
         index, report = load_or_build(
@@ -242,7 +251,7 @@ def _first_build(
         return Built(index, "full", documents, skipped), 0, 0
     if report.missing == 0:
         return Built(index, "full", report.files, skipped), 0, report.vectors
-    if report.missing <= LEXICAL_FIRST_AT:
+    if embed_small and report.missing <= LEXICAL_FIRST_AT:
         try:
             return build(), 0, report.vectors
         except VectorStoreUnavailable:  # said once by its guard: answer lexically meanwhile

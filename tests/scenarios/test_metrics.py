@@ -52,9 +52,9 @@ __all__ = ["openai_server"]
 
 REVIEWER = "U0REVIEWER"
 GROUNDED = "退费金额 = 实付课程费 ×（剩余课时 ÷ 总课时）− 手续费[1]。"
-TRANSFER = "转班怎么算？"
+TRANSFER = "转班规则是什么？"  # answered by EMBEDDINGS=none's strict gate too
 INVENTED = "转班一律收取 99% 的手续费[1]。"
-LEVELS = "口语课一共有几级？"
+BUSINESS_FEE = "商务级的课程费是多少？"  # one EMBEDDINGS=none answers (its gate is strict)
 WITHIN = 20.0
 
 
@@ -158,7 +158,7 @@ async def test_questions_the_model_the_cache_and_a_review_move_the_metrics(
     assert decided.value("citebot_review_queue_oldest_age_seconds") == 0
 
     metered.llm.script(HttpError(400))  # a request the endpoint refuses: not retried
-    assert (await metered.ask(LEVELS)).text == model_failure_text("zh")
+    assert (await metered.ask(BUSINESS_FEE)).text == model_failure_text("zh")
     failed = await metered.metrics()
     assert failed.value("citebot_questions_total", platform="slack", outcome="failed") == 1
     assert failed.value("citebot_model_calls_total", outcome="failed") == 1
@@ -188,12 +188,14 @@ async def test_no_label_holds_a_user_a_channel_or_a_question(metered: Metered) -
         assert secret not in scraped.text
 
 
-async def until(read: Callable[[], Awaitable[Scrape]], holds: Callable[[Scrape], bool]) -> Scrape:
+async def until(
+    read: Callable[[], Awaitable[Scrape]], holds: Callable[[Scrape], bool], within: float = WITHIN
+) -> Scrape:
     """Scrape until ``holds``: syncs and index swaps run in the background."""
     started = time.monotonic()
     while not holds(scraped := await read()):
-        if time.monotonic() - started > WITHIN:
-            msg = f"metrics not as expected within {WITHIN} s:\n{scraped.text}"
+        if time.monotonic() - started > within:
+            msg = f"metrics not as expected within {within} s:\n{scraped.text}"
             raise AssertionError(msg)
         await asyncio.sleep(0.05)
     return scraped
@@ -276,7 +278,9 @@ async def test_the_backfill_left_is_exported_until_every_vector_is_computed(
             left = lexical.value("citebot_index_backfill_remaining_passages")
             assert 0 < left <= lexical.value("citebot_index_passages")
             HeldBackfill.release.set()
-            await until(read, lambda s: s.value("citebot_index_backfill_remaining_passages") == 0)
+            # e5 over 46 passages at the lowest priority: a minute on a busy machine.
+            done = lambda s: s.value("citebot_index_backfill_remaining_passages") == 0  # noqa: E731
+            await until(read, done, within=120)
     finally:
         HeldBackfill.release.set()
 

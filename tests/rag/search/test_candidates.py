@@ -117,8 +117,34 @@ class Away:
         return {"kind": "away"}
 
 
-def test_with_the_store_away_answers_come_from_the_lexical_gate(in_process: Index) -> None:
+def test_with_the_store_away_the_lexical_candidates_are_embedded_and_weighed_as_in_process(
+    in_process: Index,
+) -> None:
     remote = stored_beside(in_process, Away())
+    for question in QUESTIONS:
+        hits = remote.search(question, 5)
+        assert hits
+        assert all(hit.dense is not None for hit in hits)  # embedded here, not missing
+        everything = {h.chunk.id: h for h in in_process.search(question, len(in_process))}
+        for hit in hits:
+            # The same gate over the same vectors: the in-process index's own scores.
+            assert hit.dense == pytest.approx(everything[hit.chunk.id].dense, abs=1e-5)
+            assert hit.score == pytest.approx(everything[hit.chunk.id].score, abs=1e-4)
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+class Failing(HashingEmbeddings):
+    """An embedder whose endpoint is down too: the question has no vector."""
+
+    def embed_query(self, text: str) -> list[float]:
+        raise RuntimeError("embedding endpoint down")
+
+
+def test_with_the_store_away_and_no_question_vector_answers_come_from_the_lexical_gate(
+    in_process: Index,
+) -> None:
+    remote = stored_beside(in_process, Away())
+    remote.embeddings = Failing()
     lexical_only = index_documents(corpus(), embeddings=None)
     for question in QUESTIONS:
         hits = remote.search(question, 5)
