@@ -5,12 +5,11 @@
     -> settled once by the reviewed answers: an answer people voted down (withdrawn) goes to
        review instead of being served; a draft a reviewer rejected is refused
 
-``progress`` hears each stage of a fresh answer (retrieving, generating, checking).
-
-Results are values (``Answer | Refusal | Unverified``). The one failure that escapes is
-``GenerationError`` — the chat model could not be reached after its retries — which the edge
-turns into one human sentence; nothing failed is cached.
-"""
+``progress`` hears each stage of a fresh answer (retrieving, generating, checking). Results are
+values (``Answer | Refusal | Unverified``). The one failure that escapes is ``GenerationError``
+— the chat model could not be reached after its retries — which the edge turns into one human
+sentence; nothing failed is cached. ``aclose`` closes what it holds open (the chat models'
+HTTP clients too)."""
 
 from __future__ import annotations
 
@@ -29,18 +28,20 @@ from rag.check.leak import recites_rules
 from rag.check.pointers import has_pointers, screen_pointed
 from rag.check.screen import cut_problem, screen, with_problem
 from rag.check.support import warm_up
-from rag.generate.llm import Generator
+from rag.generate.llm import Generator, close_models
 from rag.generate.prompt import PROMPT_VERSION, ask_again, build_messages
 from rag.generate.reply import tidy
 from rag.language import Language, detect_language
 from rag.markers import first_cited_order, renumbered
 from rag.messages import is_refusal_text, refusal_text
+from rag.parts import parts_of
 from rag.progress import Progress, Stage
 from rag.questions import question_digest
 from rag.results import Answer, Hit, Refusal, Result, Unverified, answer_hash
 from rag.reviewed.answers import ReviewedAnswers
 from rag.reviewed.policy import around
 from rag.scopes.sets import ALL_KEY, ScopeCatalog
+from rag.search.gather import gather
 from rag.search.index import Index
 from rag.search.scoped import ScopedRows
 
@@ -127,9 +128,8 @@ class Pipeline:
         """``scope``: the asker's :attr:`~rag.scopes.sets.ScopeSet.key`. It keys the reviewed
         answers, the cache and single-flight, and only its documents are searched.
         ``language``: the asker's, when the edge has detected it already (else from
-        ``question``); every result and text of this question is written in it.
-
-        One pass down: reviewed answers (before and after) -> cache -> the stages."""
+        ``question``); every result and text of this question is written in it. One pass
+        down: reviewed answers (before and after) -> cache -> the stages."""
         question = question.strip()
         language = language or detect_language(question)
         key = self._key(digest := question_digest(question, scope), self.index.version)  # once
@@ -176,10 +176,13 @@ class Pipeline:
         return None
 
     async def retrieve(self, question: str, *, scope: str = DEFAULT_SCOPE) -> list[Hit]:
-        """The top-k passages ``scope`` may see (a key naming no scope today sees none)."""
+        """The top-k passages ``scope`` may see (a key naming no scope today sees none); for a
+        list, count or comparison question a passage for each part (:mod:`rag.search.gather`)."""
         index = self.index
         rows = self._rows.rows(index.version, index.chunks, self.scopes.parse(scope))
         # Retrieval is CPU-bound numpy work: off the event loop, so Slack acks stay fast.
+        if (parts := parts_of(question)) is not None:
+            return await asyncio.to_thread(gather, index, question, parts, self.top_k, rows=rows)
         return await asyncio.to_thread(index.search, question, self.top_k, rows=rows)
 
     async def _compute(
@@ -274,13 +277,10 @@ class Pipeline:
         return draft, _was_cut(reply)
 
     async def aclose(self) -> None:
-        """Close the cache, the reviewed answers and the chat models' HTTP clients."""
         await self.cache.aclose()
         if self.reviewed is not None:
             await self.reviewed.aclose()
-        await self.generator.aclose()
-        if self.judge is not None:
-            await self.judge.generator.aclose()
+        await close_models(self.generator, self.judge.generator if self.judge else None)
 
 
 def _was_cut(reply: BaseMessage) -> bool:

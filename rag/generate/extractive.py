@@ -22,6 +22,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
+from rag.generate.composed import NOT_COMPLETE, NOT_MENTIONED, Composed, compose
 from rag.generate.context import with_context
 from rag.generate.prompt import PromptSource, parse_prompt
 from rag.generate.quotable import LEAD_IN, TERMINAL, Candidate, quotable
@@ -31,9 +32,10 @@ from rag.glossary import glossary
 from rag.language import Language, detect_language, has_ideograph
 from rag.lines import without_marker
 from rag.messages import refusal_text
+from rag.parts import parts_of
 from rag.reading import match_terms
 
-EXTRACTIVE_VERSION = "9"
+EXTRACTIVE_VERSION = "10"
 """Part of the model identity in cache keys: bump when the choice of sentences changes."""
 
 MAX_SENTENCES = 3
@@ -146,6 +148,14 @@ def extractive_answer(
     similarity: SentenceSimilarity | None = None,
 ) -> str:
     language = detect_language(question)
+    parts = parts_of(question)
+    if parts is not None:
+        wanted = match_terms(question) | _translated_terms(question, sources)
+        composed = compose(question, parts, sources, wanted, similarity)
+        if composed is not None and not composed.quotes:
+            return refusal_text(language)  # no source names any of the compared things
+        if composed is not None:
+            return _composed_answer(composed, language)
     chosen = choose_sentences(question, sources, similarity)
     if not chosen:
         return refusal_text(language)
@@ -157,6 +167,25 @@ def extractive_answer(
     else:
         text = ("" if quoted_language == "zh" else " ").join(quotes)
     return text if quoted_language == language else _LEAD_IN_TEXT[language] + text
+
+
+def _composed_answer(composed: Composed, language: Language) -> str:
+    """A line per part, each quote citing its own source (a list's items each cite too:
+    every part must carry its citation); then what the sources don't say."""
+    lines = []
+    for quote in composed.quotes:
+        candidate = quote.candidate
+        text = _cited(candidate.text, candidate.source)
+        if quote.label:
+            text = f"{quote.label}{'：' if language == 'zh' else ': '}{text}"
+        lines.append(text)
+        lines += [f"{item} [{candidate.source}]" for item in candidate.items]
+    lines += [NOT_MENTIONED[language].format(thing) for thing in composed.missing]
+    if composed.incomplete:
+        lines.append(NOT_COMPLETE[language][composed.shape])
+    quoted = detect_language("".join(q.candidate.full_text for q in composed.quotes))
+    text = "\n".join(lines)
+    return text if quoted == language else _LEAD_IN_TEXT[language] + text
 
 
 class ExtractiveChatModel(BaseChatModel):

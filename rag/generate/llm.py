@@ -128,6 +128,13 @@ def _log_retry(max_attempts: int, observer: Observer) -> Callable[[RetryCallStat
     return before_sleep
 
 
+async def close_models(*generators: Generator | None) -> None:
+    """Close the HTTP clients of the generators' chat models (:meth:`Generator.aclose`)."""
+    for generator in generators:
+        if generator is not None:
+            await generator.aclose()
+
+
 class Generator:
     """Calls the chat model once per question, retrying transient failures per the policy."""
 

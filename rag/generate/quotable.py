@@ -178,13 +178,13 @@ def _logical_lines(text: str) -> list[str]:
     return lines
 
 
-def _document_of(header: str) -> str:
+def document_of(header: str) -> str:
     """The file name in a source's header line (``[n] file · heading (a › b)``)."""
     name, _, _ = header.partition(" · ")
     return name.split("] ", 1)[-1]
 
 
-def _heading_of(header: str) -> str:
+def heading_of(header: str) -> str:
     """The heading path of a source's header line (``[n] file · heading (a › b)``), without
     the number and file name, whose words are no topic."""
     _, _, rest = header.partition(" · ")
@@ -207,8 +207,8 @@ def quotable(sources: Sequence[PromptSource]) -> list[Candidate]:
         example = _EXAMPLE_HEADING.search(source.header) is not None
         # The heading names what every sentence under it is about ("Voting and poll
         # volunteering" over "You get up to 4 hours"): its terms count for each of them.
-        topic = match_terms(_heading_of(source.header))
-        document = _document_of(source.header)
+        topic = match_terms(heading_of(source.header))
+        document = document_of(source.header)
         code = _in_code(lines)  # quoted only under the lead-in that introduces it
         for number, line in enumerate(lines):
             if number in code:

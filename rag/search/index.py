@@ -41,6 +41,7 @@ from rag.language import Language, has_ideograph
 from rag.results import Hit
 from rag.search import candidates
 from rag.search.dense import Matrix, dense_scores, embed_texts, normalised, query_vector
+from rag.search.diverse import PER_SECTION, diverse, pool_size
 from rag.search.embeddings import embedder_identity
 from rag.search.fusion import DEFAULT_DEPTH, Ranked, RowArray, fuse, top_positions
 from rag.search.gate import GateModel, gate_for
@@ -143,16 +144,17 @@ class Index:
         other.version = content_hash(f"{self.version}:{gate.identity}")[:16]
         return other
 
-    def search(self, question: str, k: int, *, rows: RowArray | None = None) -> list[Hit]:
-        """The ``min(k, allowed)`` best chunks, best first, each with its gate score.
+    def search(
+        self, question: str, k: int, *, rows: RowArray | None = None, per_section: int = PER_SECTION
+    ) -> list[Hit]:
+        """The ``min(k, allowed)`` best chunks, best first, with their gate scores, kept diverse
+        (:mod:`rag.search.diverse`: the first is always the best). ``rows``: the only chunks the
+        asker may see (:mod:`rag.search.scoped`), ``None`` for all; filtered before ranking, so
+        the gate never scores a passage from another scope."""
+        return diverse(self.ranked(question, pool_size(k), rows=rows), k, per_section=per_section)
 
-        ``rows``: the only chunks the asker may see (:mod:`rag.search.scoped`), ``None`` for
-        all. The filter comes before ranking, so the top k are all allowed passages and the gate
-        never scores a passage from another scope.
-        """
-        if k < 1:
-            msg = f"k ({k}) must be at least 1"
-            raise ValueError(msg)
+    def ranked(self, question: str, k: int, *, rows: RowArray | None = None) -> list[Hit]:
+        """The ``min(k, allowed)`` best chunks by score alone, best first (:meth:`search`)."""
         if not self.chunks or (rows is not None and not len(rows)):
             return []
         if self.store is not None:

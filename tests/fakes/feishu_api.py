@@ -205,7 +205,7 @@ class FakeFeishuApi:
     def find(self, message_id: str) -> Message | None:
         return next((m for m in self.messages if m.message_id == message_id), None)
 
-    async def wait_until(self, predicate: Callable[[], bool], *, within: float = 5.0) -> None:
+    async def wait_until(self, predicate: Callable[[], bool], *, within: float = 20.0) -> None:
         """Return once ``predicate()`` holds (checked after every call), else TimeoutError."""
         async with self._changed:
             await asyncio.wait_for(self._changed.wait_for(predicate), within)

@@ -219,13 +219,13 @@ class FakeSlackApi:
             if m.channel == channel and (m.thread_ts == thread_ts or m.ts == thread_ts)
         ]
 
-    async def wait_until(self, predicate: Callable[[], bool], *, within: float = 5.0) -> None:
+    async def wait_until(self, predicate: Callable[[], bool], *, within: float = 20.0) -> None:
         """Return once ``predicate()`` holds (checked after every call), else TimeoutError."""
         async with self._changed:
             await asyncio.wait_for(self._changed.wait_for(predicate), within)
 
     async def wait_for_messages(
-        self, count: int, *, channel: str | None = None, within: float = 5.0
+        self, count: int, *, channel: str | None = None, within: float = 20.0
     ) -> list[Message]:
         def enough() -> bool:
             return len(self._select(channel)) >= count

@@ -153,7 +153,7 @@ async def test_async_invoke_answers_like_invoke() -> None:
 
 
 def test_model_identity_names_the_model_for_cache_keys() -> None:
-    assert model_identity(ExtractiveChatModel()) == "extractive/9"
+    assert model_identity(ExtractiveChatModel()) == "extractive/10"
     remote = ChatOpenAI(
         base_url="https://api.deepseek.com/v1", api_key=SecretStr("k"), model="deepseek-chat"
     )
@@ -503,8 +503,8 @@ async def test_with_an_embedder_the_answer_is_computed_off_the_event_loop() -> N
 def test_the_embedder_is_part_of_the_model_identity() -> None:
     """Answers with and without sentence similarity differ: their cache keys must too."""
     similar = SentenceSimilarity(_MeaningFake("x"), "e5-small")
-    assert model_identity(ExtractiveChatModel(similarity=similar)) == "extractive/9+e5-small"
-    assert model_identity(ExtractiveChatModel()) == "extractive/9"
+    assert model_identity(ExtractiveChatModel(similarity=similar)) == "extractive/10+e5-small"
+    assert model_identity(ExtractiveChatModel()) == "extractive/10"
 
 
 def test_a_lead_in_brings_its_code_block_as_written_and_code_is_not_quoted_alone() -> None:
