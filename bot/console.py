@@ -24,6 +24,7 @@ from bot.answering import Answering
 from bot.conversation import Conversation, Conversations
 from bot.ports import Answerer, Origin, Reply
 from bot.relevance import relevance
+from bot.sources import dated
 from rag import (
     EVERYTHING,
     Answer,
@@ -73,7 +74,9 @@ def render_plain(result: Answer | Refusal, language: Language) -> str:
             where = " › ".join(part for part in (chunk.source, chunk.heading_path) if part)
             link = f"  {chunk.link}" if chunk.link else ""
             score = f"{texts.SOURCE_SCORE[language]} {relevance(hit.score)}"
-            lines.append(f"  [{n}] {chunk.title or chunk.source} — {where} ({score}){link}")
+            when = dated(chunk, language)
+            about = f"{score}, {when}" if when else score
+            lines.append(f"  [{n}] {chunk.title or chunk.source} — {where} ({about}){link}")
     if not isinstance(result, Refusal) or result.provenance != Provenance():
         line = provenance_text(result.provenance, language)
         if line:

@@ -109,6 +109,27 @@ SOURCE_FILE: dict[Language, str] = {"zh": "文件", "en": "File"}
 SOURCE_SECTION: dict[Language, str] = {"zh": "章节", "en": "Section"}
 SOURCE_SCORE: dict[Language, str] = {"zh": "相关度", "en": "Relevance"}
 SOURCE_LINK: dict[Language, str] = {"zh": "原文", "en": "Original"}
+SOURCE_UPDATED: dict[Language, str] = {"zh": "更新于", "en": "Updated"}
+
+SOURCE_STATUS: dict[Language, dict[str, str]] = {
+    "zh": {
+        "superseded": "已被取代",
+        "deprecated": "已废止",
+        "archived": "已归档",
+        "expired": "已过期",
+        "draft": "草稿",
+        "upcoming": "尚未生效",
+    },
+    "en": {
+        "superseded": "superseded",
+        "deprecated": "deprecated",
+        "archived": "archived",
+        "expired": "expired",
+        "draft": "draft",
+        "upcoming": "not yet in force",
+    },
+}
+"""A cited document that is not current, said beside its date."""
 
 SOURCE_CHANGED: dict[Language, str] = {
     "zh": "这段资料在回答之后更新过，下面是现在的内容。",

@@ -12,6 +12,8 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from rag.lifecycle import CURRENT, Lifecycle
+
 HEADING_SEPARATOR = " › "
 
 DENSE_TOKENS = 160
@@ -61,6 +63,9 @@ class Chunk:
     """The header row and rule of the table this passage starts inside, when the cut left them
     in an earlier passage: a row such as ``| timeout | integer | 否 | 3 |`` means nothing
     without its column names, so they go with it to the searches, the model and the checker."""
+    lifecycle: Lifecycle = CURRENT
+    """Its document's status and dates (:mod:`rag.lifecycle`): whether it may be cited as the
+    rule, and the last-updated date every citation shows."""
 
     @property
     def id(self) -> str:
@@ -115,7 +120,11 @@ class Chunk:
 
     @property
     def hash(self) -> str:
-        return content_hash(self.indexed_text)
+        """The passage as searched, and its document's stated standing when it states one: a
+        page marked superseded is another passage to the index version, Qdrant and a
+        citation button, though not one word of it changed."""
+        stated = self.lifecycle.key
+        return content_hash(f"{self.indexed_text}\n{stated}" if stated else self.indexed_text)
 
     def label(self) -> str:
         """Short human label: ``refund.md · 三、退费计算口径``."""

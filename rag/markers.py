@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
 
 _DIGIT = "0-9０-９"
 _OPEN = "\\[［【"
@@ -98,3 +101,15 @@ def renumbered(text: str, new_number: dict[int, int]) -> str:
         return "[" + ", ".join(str(n) for n in numbers) + "]"
 
     return MARKER.sub(rewrite, text)
+
+
+def in_citation_order(text: str, hits: tuple[T, ...]) -> tuple[str, tuple[T, ...]]:
+    """A checked answer's sources renumbered in the order it cites them: the reader meets
+    ``[1]`` first and the buttons follow the text, whatever rank retrieval gave the passages
+    (a rule ranked third is quoted before the worked example ranked first)."""
+    order = [n for n in first_cited_order(text) if 1 <= n <= len(hits)]
+    rest = [n for n in range(1, len(hits) + 1) if n not in order]
+    new_number = {old: new for new, old in enumerate([*order, *rest], start=1)}
+    if all(old == new for old, new in new_number.items()):
+        return text, hits
+    return renumbered(text, new_number), tuple(hits[old - 1] for old in [*order, *rest])

@@ -76,3 +76,59 @@ def is_refusal_text(text: str) -> bool:
         if sentence in letters and len(letters) - len(sentence) <= MAX_WRAPPER_CHARS:
             return True
     return False
+
+
+_ZH_LAPSED = {
+    "superseded": "已被取代",
+    "deprecated": "已废止",
+    "archived": "已归档",
+    "expired": "已过期",
+}
+_EN_LAPSED = {
+    "superseded": "was superseded",
+    "deprecated": "was withdrawn",
+    "archived": "was archived",
+    "expired": "expired",
+}
+
+
+def lapsed_text(
+    language: Language,
+    *,
+    title: str,
+    status: str,
+    since: str,
+    successor: str = "",
+    ended: bool = True,
+) -> str:
+    """What the asker is told when the only document that answers is not in force: which one,
+    that it no longer applies (or not yet: ``status`` ``upcoming``, ``since`` its first day),
+    since when (``ended``: ``since`` is the day it ended; else only when the document was last
+    updated), and its successor when it names one. Never the old rule itself."""
+    if language == "zh":
+        when = f"（文件最后更新于 {since}）" if since else ""
+        when = f"（{since} 起）" if ended and since else when
+        if status == "upcoming":
+            return (
+                f"资料中只有《{title}》提到这件事，但它自 {since} 起才生效，目前尚未生效；"
+                "我不能按尚未生效的规定回答，请转人工确认现行规定。"
+            )
+        after = f"，现行文件为《{successor}》" if successor else ""
+        return (
+            f"资料中只有《{title}》提到这件事，但它{_ZH_LAPSED.get(status, '已失效')}{when}，"
+            f"不再有效{after}。我不能按已失效的规定回答，请转人工确认现行规定。"
+        )
+    if status == "upcoming":
+        return (
+            f"The only document that covers this, “{title}”, takes effect on {since} and is "
+            "not in force yet, so I can't answer from it — please ask a colleague for the "
+            "current rule."
+        )
+    how = _EN_LAPSED.get(status, "is no longer in force")
+    when = f" on {since}" if ended and since else f" (last updated {since})" if since else ""
+    after = f"; its successor is “{successor}”" if successor else ""
+    return (
+        f"The only document that covers this, “{title}”, is no longer in force: it {how}"
+        f"{when}{after}. I can't answer from a rule that no longer applies — please ask a "
+        "colleague for the current one."
+    )

@@ -16,13 +16,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from rag.cache.answers import AnswerCache, cache_key
 from rag.check.attribution import attribute, recite
+from rag.check.conflicts import find_conflict
 from rag.check.judge import ModelJudge
 from rag.check.leak import recites_rules
 from rag.check.pointers import has_pointers, screen_pointed
@@ -32,18 +34,19 @@ from rag.generate.llm import Generator, close_models
 from rag.generate.prompt import PROMPT_VERSION, ask_again, build_messages
 from rag.generate.reply import tidy
 from rag.language import Language, detect_language
-from rag.markers import first_cited_order, renumbered
+from rag.markers import in_citation_order
 from rag.messages import is_refusal_text, refusal_text
 from rag.parts import parts_of
-from rag.progress import Progress, Stage
+from rag.progress import Progress, elapsed_ms, tell
 from rag.questions import question_digest
 from rag.results import Answer, Hit, Refusal, Result, Unverified, answer_hash
 from rag.reviewed.answers import ReviewedAnswers
 from rag.reviewed.policy import around
 from rag.scopes.sets import ALL_KEY, ScopeCatalog
 from rag.search.gather import gather
+from rag.search.in_force import InForce, Standings
 from rag.search.index import Index
-from rag.search.scoped import ScopedRows
+from rag.standing import conflicting, lapsed_notice
 
 logger = logging.getLogger(__name__)
 DEFAULT_SCOPE = ALL_KEY
@@ -74,15 +77,6 @@ class Withdrawal:
         return self.digest or question_digest(self.question.strip(), self.scope)
 
 
-def _ms(since: float) -> float:
-    return round((time.perf_counter() - since) * 1000, 3)
-
-
-def _tell(progress: Progress | None, stage: Stage) -> None:
-    if progress is not None:
-        progress(stage)
-
-
 @dataclass
 class Pipeline:
     index: Index
@@ -102,7 +96,9 @@ class Pipeline:
     cite_sentences: bool = False
     """CITE_SENTENCES: the model cites ``[2.3]`` and each claim is checked against that
     sentence (:mod:`rag.check.pointers`); askers still see ``[2]``."""
-    _rows: ScopedRows = field(default_factory=ScopedRows, init=False, repr=False)
+    today: Callable[[], date] = date.today
+    """Which day it is for documents' ``effective`` and ``expires`` dates (tests inject it)."""
+    _standings: Standings = field(default_factory=Standings, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.top_k < 1:
@@ -132,7 +128,7 @@ class Pipeline:
         down: reviewed answers (before and after) -> cache -> the stages."""
         question = question.strip()
         language = language or detect_language(question)
-        key = self._key(digest := question_digest(question, scope), self.index.version)  # once
+        key = self._key(digest := question_digest(question, scope), self.index.version, scope)
         return await around(
             self.reviewed,
             question,
@@ -144,10 +140,12 @@ class Pipeline:
             compute=lambda: self._compute(question, scope, progress, language),
         )
 
-    def _key(self, digest: str, index_version: str) -> str:
+    def _key(self, digest: str, index_version: str, scope: str | None = None) -> str:
+        """With ``scope``: and which of its dated documents are in force today."""
+        stamp = "" if scope is None else self._standing(scope).stamp
         return cache_key(
             digest,
-            index_version=index_version,
+            index_version=f"{index_version}:{stamp}" if stamp else index_version,
             model_id=self.model_id,
             prompt_version=PROMPT_VERSION,
         )
@@ -159,8 +157,9 @@ class Pipeline:
         reviewers)."""
         digest, version = withdrawal.key, withdrawal.index_version
         dropped = await self.cache.forget(self._key(digest, version))
-        if version != self.index.version:  # the index changed since: its key too
-            now = await self.cache.forget(self._key(digest, self.index.version))
+        current = self._key(digest, self.index.version, withdrawal.scope)
+        if current != self._key(digest, version):  # the index (or what is in force) changed
+            now = await self.cache.forget(current)
             dropped = dropped or now
         if self.reviewed is not None:
             await self.reviewed.withdraw(
@@ -175,11 +174,23 @@ class Pipeline:
             return dropped
         return None
 
+    def _standing(self, scope: str) -> InForce:
+        """What ``scope`` may be answered from today, and what it may see that is not in
+        force (:mod:`rag.search.in_force`)."""
+        return self._standings.of(self.index, self.scopes.parse(scope), scope, self.today())
+
+    def _lapsed(self, question: str, scope: str, language: Language) -> Refusal | None:
+        rows = self._standing(scope).lapsed
+        return lapsed_notice(
+            self.index, question, rows, k=self.top_k, min_score=self.min_score,
+            language=language, today=self.today(),
+        )  # fmt: skip
+
     async def retrieve(self, question: str, *, scope: str = DEFAULT_SCOPE) -> list[Hit]:
-        """The top-k passages ``scope`` may see (a key naming no scope today sees none); for a
-        list, count or comparison question a passage for each part (:mod:`rag.search.gather`)."""
-        index = self.index
-        rows = self._rows.rows(index.version, index.chunks, self.scopes.parse(scope))
+        """The top-k passages ``scope`` may see, in force today (a key naming no scope: none);
+        for a list, count or comparison question a passage for each part
+        (:mod:`rag.search.gather`)."""
+        index, rows = self.index, self._standing(scope).answerable
         # Retrieval is CPU-bound numpy work: off the event loop, so Slack acks stay fast.
         if (parts := parts_of(question)) is not None:
             return await asyncio.to_thread(gather, index, question, parts, self.top_k, rows=rows)
@@ -192,20 +203,25 @@ class Pipeline:
         to the reviewed answers: the result is settled after the cache, see :func:`around`)."""
         started = time.perf_counter()
         timings: dict[str, float] = {}
-        _tell(progress, "retrieving")
+        tell(progress, "retrieving")
         hits = tuple(await self.retrieve(question, scope=scope))
-        timings["retrieve"] = _ms(started)
+        timings["retrieve"] = elapsed_ms(started)
         if not hits or hits[0].score < self.min_score:
-            timings["total"] = _ms(started)
-            return Refusal(
-                question, refusal_text(language), hits, timings_ms=timings, language=language
-            )
+            # Only a document no longer (or not yet) in force answers: the asker is told so.
+            notice = await asyncio.to_thread(self._lapsed, question, scope, language)
+            timings["total"] = elapsed_ms(started)
+            refusal = Refusal(question, refusal_text(language), hits, language=language)
+            return replace(notice or refusal, timings_ms=timings)
+        conflict = find_conflict(question, hits, min_score=self.min_score)
+        if conflict is not None:
+            timings["total"] = elapsed_ms(started)
+            return conflicting(question, hits, conflict, language, timings)
 
-        _tell(progress, "generating")
+        tell(progress, "generating")
         step = time.perf_counter()
         draft, cut = await self._draft(question, hits, language)
-        timings["generate"] = _ms(step)
-        _tell(progress, "checking")
+        timings["generate"] = elapsed_ms(step)
+        tell(progress, "checking")
         step = time.perf_counter()
         if self.cite_sentences:
             draft, screening = screen_pointed(draft, hits, question=question, language=language)
@@ -213,26 +229,22 @@ class Pipeline:
             screening = screen(draft, hits, question=question, language=language)
         if cut and screening.refused is None:  # what was cut off may have changed what it says
             screening = with_problem(screening, cut_problem(language))
-        timings["check"] = _ms(step)
-        timings["total"] = _ms(started)
+        timings["check"] = elapsed_ms(step)
+        timings["total"] = elapsed_ms(started)
         if screening.refused is not None:
             # Recited its rules (nobody sees that, not even a reviewer) or said it can't answer.
             return Refusal(
-                question,
-                refusal_text(language),
-                hits,
-                reason=screening.refused,
-                timings_ms=timings,
-                language=language,
-            )
+                question, refusal_text(language), hits, reason=screening.refused,
+                timings_ms=timings, language=language,
+            )  # fmt: skip
         report = screening.report
         if self.judge is not None:
             step = time.perf_counter()
             judged = await self.judge.review(draft, hits, language=language)
             report = replace(report, problems=report.problems + judged.problems)
-            timings["judge"] = _ms(step)
+            timings["judge"] = elapsed_ms(step)
             timings["judge_tokens"] = judged.tokens
-            timings["total"] = _ms(started)
+            timings["total"] = elapsed_ms(started)
         if report.ok:
             text, hits = in_citation_order(draft, hits)
             return Answer(question, text, hits, timings_ms=timings, language=language)
@@ -286,15 +298,3 @@ class Pipeline:
 def _was_cut(reply: BaseMessage) -> bool:
     """Whether the model stopped at LLM_MAX_TOKENS."""
     return bool(reply.response_metadata.get("finish_reason") == "length")
-
-
-def in_citation_order(text: str, hits: tuple[Hit, ...]) -> tuple[str, tuple[Hit, ...]]:
-    """A checked answer's sources renumbered in the order it cites them: the reader meets
-    ``[1]`` first and the buttons follow the text, whatever rank retrieval gave the passages
-    (a rule ranked third is quoted before the worked example ranked first)."""
-    order = [n for n in first_cited_order(text) if 1 <= n <= len(hits)]
-    rest = [n for n in range(1, len(hits) + 1) if n not in order]
-    new_number = {old: new for new, old in enumerate([*order, *rest], start=1)}
-    if all(old == new for old, new in new_number.items()):
-        return text, hits
-    return renumbered(text, new_number), tuple(hits[old - 1] for old in [*order, *rest])

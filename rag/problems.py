@@ -33,6 +33,7 @@ KINDS = frozenset(
         "judge_unavailable",
         "reply_cut",
         "voted_down",
+        "conflict",
     }
 )
 

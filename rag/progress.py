@@ -8,6 +8,7 @@ platform schedules its call and returns.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Literal
 
@@ -15,3 +16,13 @@ Stage = Literal["retrieving", "generating", "checking"]
 Progress = Callable[[Stage], None]
 
 STAGES: tuple[Stage, ...] = ("retrieving", "generating", "checking")
+
+
+def tell(progress: Progress | None, stage: Stage) -> None:
+    if progress is not None:
+        progress(stage)
+
+
+def elapsed_ms(since: float) -> float:
+    """Milliseconds since ``since`` (a :func:`time.perf_counter` reading), as timings keep them."""
+    return round((time.perf_counter() - since) * 1000, 3)

@@ -248,6 +248,8 @@ class Settings(EdgeSettings):
     """How long question records for ``rag report`` are kept."""
     record_questions: Annotated[bool, flag("RECORD_QUESTIONS")] = True
     """Keep the texts of refused and unverified questions for ``rag report``."""
+    stale_after_days: Annotated[int, number("STALE_AFTER_DAYS", 365, minimum=0, whole=True)] = 365
+    """``rag report`` lists cited documents not updated for this many days; 0 = off."""
 
     @property
     def llm_configured(self) -> bool:

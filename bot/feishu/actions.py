@@ -32,7 +32,7 @@ from bot.ports import Card, SourceIndex
 from bot.review.desk import DeliveryFailed, ReviewDesk
 from bot.review.records import Decision, ReviewOutcome, Ticket, TicketError
 from bot.review.texts import Texts, texts_for
-from bot.sources import Found, SourceRef, find
+from bot.sources import Found, SourceRef, dated, find
 from rag import Language, detect_language
 
 logger = logging.getLogger(__name__)
@@ -83,6 +83,9 @@ def passage_toast(n: int, ref: SourceRef, found: Found, language: Language) -> J
     lines.append(passage)
     if first.heading_path:
         lines.append(f"{texts.SOURCE_SECTION[language]}: {first.heading_path}")
+    when = dated(first, language)
+    if when:
+        lines.append(when)
     if first.link:
         lines.append(f"{texts.SOURCE_LINK[language]}: {first.link}")
     return toast("\n".join(lines))

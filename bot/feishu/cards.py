@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot import texts
+from bot.sources import date_only, with_date
 from rag import Answer, Hit, Language, Provenance, Refusal
 
 Card = dict[str, Any]
@@ -88,10 +89,13 @@ def date(at: datetime) -> str:
     return at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def source_label(n: int, hit: Hit) -> str:
+def source_label(n: int, hit: Hit, language: Language = "en") -> str:
+    """``[1] 退费与转班制度 · 三、退费计算口径 · 2025-03-01``: the title and section are cut to
+    the button, never the date or the status of a source not current."""
     chunk = hit.chunk
     name = chunk.title or chunk.source.rsplit("/", 1)[-1]
-    return f"[{n}] {name}" + (f" · {chunk.heading[-1]}" if chunk.heading else "")
+    label = f"[{n}] {name}" + (f" · {chunk.heading[-1]}" if chunk.heading else "")
+    return with_date(label, date_only(chunk, language), BUTTON_LABEL)
 
 
 def source_value(n: int, hit: Hit) -> dict[str, Any]:
@@ -126,7 +130,7 @@ def _cards(body: str, tail: list[Element], notice: str) -> list[Card]:
 
 def answer_cards(result: Answer, language: Language, *, notice: str = "") -> list[Card]:
     tail: list[Element] = [
-        button(source_label(n, result.hits[n - 1]), source_value(n, result.hits[n - 1]))
+        button(source_label(n, result.hits[n - 1], language), source_value(n, result.hits[n - 1]))
         for n in result.cited
         if 1 <= n <= len(result.hits)
     ]

@@ -99,6 +99,24 @@ def _head(new: NewCard, words: Texts) -> list[Element]:
     ]
 
 
+def _side_by_side(new: NewCard, words: Texts) -> list[Element]:
+    """The passages of two current documents that disagree, in two columns (plain text:
+    they come from documents)."""
+    if not new.compared:
+        return []
+    columns = [
+        {
+            "tag": "column",
+            "width": "weighted",
+            "weight": 1,
+            "vertical_align": "top",
+            "elements": [plain(head), plain(passage)],
+        }
+        for head, passage in new.compared
+    ]
+    return [markdown(f"**{words.compared}**"), {"tag": "column_set", "columns": columns}]
+
+
 def review_card(new: NewCard) -> Card:
     words = texts_for(new.question)
     ticket = new.ticket
@@ -106,6 +124,7 @@ def review_card(new: NewCard) -> Card:
         *_head(new, words),
         markdown(f"**{words.problems}**"),
         *_problems(new, words),
+        *_side_by_side(new, words),
         markdown(f"**{words.sources}**"),
         *_sources(new),
     ]

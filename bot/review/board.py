@@ -43,6 +43,9 @@ class NewCard:
     votes: tuple[tuple[str, str], ...] = ()
     """On a card for an answer people voted down (``draft``: that answer): (voter, what was
     wrong) for each 👎."""
+    compared: tuple[tuple[str, str], ...] = ()
+    """For two current documents that disagree (a ``conflict`` problem): (``[n] label · date``,
+    passage) of each, which the card shows side by side."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,10 +29,13 @@ from bot.review.access import MEMBERS_TTL_SECONDS, Reviewers
 from bot.review.board import Card, FollowUps, NewCard, ReviewBoard, post_for_review
 from bot.review.records import Decision, OpenReview, ReviewOutcome, Ticket
 from bot.review.state import ReviewState
+from bot.sources import dated, with_date
 from rag import (
     Chunk,
     CitebotError,
     Hit,
+    Language,
+    Problem,
     Refusal,
     ReviewedAnswers,
     ReviewedSource,
@@ -58,8 +61,29 @@ class DeliveryFailed(CitebotError):
     """The asker's thread could not be reached; the decision was not applied."""
 
 
-def _labelled(hits: tuple[Hit, ...]) -> tuple[tuple[str, float, str | None], ...]:
-    return tuple((hit.chunk.label(), hit.score, hit.chunk.link) for hit in hits)
+def _labelled(
+    hits: tuple[Hit, ...], language: Language
+) -> tuple[tuple[str, float, str | None], ...]:
+    """Each source's label with its date (and status when not current)."""
+    return tuple(
+        (with_date(hit.chunk.label(), dated(hit.chunk, language), 200), hit.score, hit.chunk.link)
+        for hit in hits
+    )
+
+
+def compared(
+    problems: tuple[Problem, ...], hits: tuple[Hit, ...], language: Language
+) -> tuple[tuple[str, str], ...]:
+    """The passages a ``conflict`` problem names, each under its label and date, for the
+    reviewer to read side by side."""
+    refs = next((p.refs for p in problems if p.kind == "conflict"), ())
+    shown: list[tuple[str, str]] = []
+    for n in refs:
+        if 1 <= n <= len(hits):
+            chunk = hits[n - 1].chunk
+            head = with_date(f"[{n}] {chunk.title or chunk.label()}", dated(chunk, language), 200)
+            shown.append((head, chunk.text))
+    return tuple(shown)
 
 
 def _record(ticket: Ticket, decision: Decision) -> ReviewRecord:
@@ -110,7 +134,8 @@ class ReviewDesk:
             question=result.question,
             draft=result.draft,
             problems=result.problems,
-            sources=_labelled(result.hits),
+            sources=_labelled(result.hits, result.language),
+            compared=compared(result.problems, result.hits, result.language),
             conversation=origin.conversation,
             asked=origin.asked,
         )

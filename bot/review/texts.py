@@ -28,6 +28,8 @@ class Texts:
     """A sentence of the draft quoted above its problems (``{sentence}``)."""
     more_problems: str
     sources: str
+    compared: str
+    """Over the passages of two current documents that disagree, side by side."""
     near_misses: str
     approve: str
     edit: str
@@ -80,6 +82,7 @@ ZH = Texts(
     quoted="「{sentence}」",
     more_problems="另有 {count} 个问题未列出。",
     sources="检索到的资料（相关度 0–100）",
+    compared="两份现行文件的说法（对照）",
     near_misses="相近但不够相关的资料",
     approve="批准并发送",
     edit="修改后发送",
@@ -137,6 +140,7 @@ EN = Texts(
     quoted="“{sentence}”",
     more_problems="{count} more problems not listed.",
     sources="Retrieved sources (relevance 0–100)",
+    compared="What the two current documents say, side by side",
     near_misses="Near misses (not relevant enough)",
     approve="Approve & send",
     edit="Edit & send",

@@ -20,6 +20,7 @@ from bot.slack import source_ref
 from bot.slack.feedback_buttons import feedback_block
 from bot.slack.limits import ACTIONS_ELEMENTS, BUTTON_TEXT, MESSAGE_TEXT, SECTION_TEXT, slack_date
 from bot.slack.mrkdwn import escape, split_text, to_mrkdwn
+from bot.sources import date_only, with_date
 from rag import Answer, Hit, Language, Provenance, Refusal
 
 SOURCE_ACTION_PREFIX = "citebot_source_"
@@ -48,23 +49,28 @@ def plain_message(text: str) -> SlackMessage:
     return SlackMessage(text=escaped, blocks=[section(escaped)])
 
 
-def source_label(n: int, hit: Hit) -> str:
-    """``[1] 退费与转班制度 · 三、退费计算口径``, cut to the button limit."""
+def source_label(n: int, hit: Hit, language: Language = "en") -> str:
+    """``[1] 退费与转班制度 · 三、退费计算口径 · 2025-03-01``, cut to the button limit (the
+    title and section are cut, never the date or the status of a source not current)."""
     chunk = hit.chunk
     name = chunk.title or chunk.source.rsplit("/", 1)[-1]
     label = f"[{n}] {name}" + (f" · {chunk.heading[-1]}" if chunk.heading else "")
-    if len(label) > BUTTON_TEXT:
-        label = label[: BUTTON_TEXT - 1].rstrip() + "…"
-    return label
+    return with_date(label, date_only(chunk, language), BUTTON_TEXT)
 
 
-def source_buttons(hits: Sequence[Hit], cited: Sequence[int]) -> list[Block]:
+def source_buttons(
+    hits: Sequence[Hit], cited: Sequence[int], language: Language = "en"
+) -> list[Block]:
     """Actions blocks with one button per cited source number."""
     buttons = [
         {
             "type": "button",
             "action_id": f"{SOURCE_ACTION_PREFIX}{n}",
-            "text": {"type": "plain_text", "text": source_label(n, hits[n - 1]), "emoji": False},
+            "text": {
+                "type": "plain_text",
+                "text": source_label(n, hits[n - 1], language),
+                "emoji": False,
+            },
             "value": source_ref.encode(hits[n - 1]),
         }
         for n in cited
@@ -117,7 +123,7 @@ def render_answer(
 ) -> list[SlackMessage]:
     """The answer in mrkdwn, split as needed; buttons, provenance and the feedback buttons
     (``answered``: what a vote needs to withdraw it) on the last message."""
-    tail = source_buttons(result.hits, result.cited)
+    tail = source_buttons(result.hits, result.cited, language)
     line = provenance_line(result.provenance, language)
     if line:
         tail.append(context(line))

@@ -66,6 +66,7 @@ class SlackReviewBoard:
                 problems=new.problems,
                 sources=new.sources,
                 permalink=permalink,
+                compared=new.compared,
             )
             if new.conversation:
                 blocks.insert(QUESTION_AT, conversation_block(new))

@@ -87,8 +87,10 @@ def review_card(
     problems: Sequence[Problem],
     sources: Sequence[tuple[str, float, str | None]],
     permalink: str,
+    compared: Sequence[tuple[str, str]] = (),
 ) -> tuple[str, list[Block]]:
-    """(notification text, blocks) of the card an unverified draft gets in REVIEW_CHANNEL."""
+    """(notification text, blocks) of the card an unverified draft gets in REVIEW_CHANNEL;
+    ``compared``: the passages of two documents that disagree, shown side by side."""
     texts = texts_for(question)
     value = ticket.to_value(BUTTON_VALUE)
     blocks: list[Block] = [
@@ -100,6 +102,7 @@ def review_card(
         *plain_blocks("d", draft, MAX_DRAFT_BLOCKS),
     ]
     blocks.extend(problem_blocks(texts, problems))
+    blocks.extend(side_by_side(texts.compared, compared))
     blocks.extend(_sources(texts.sources, sources))
     blocks.append(
         {
@@ -129,6 +132,25 @@ def problem_blocks(texts: Texts, problems: Sequence[Problem]) -> list[Block]:
         more = texts.more_problems.format(count=left_out)
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": more}]})
     return blocks
+
+
+COMPARED_FIELD = 1900
+"""Characters of one passage in a field (Slack's limit is 2,000 per field)."""
+
+
+def side_by_side(title: str, compared: Sequence[tuple[str, str]]) -> list[Block]:
+    """Two (or more) passages as the fields of one section: Slack lays fields out in two
+    columns, so the reviewer reads the disagreeing rules next to each other."""
+    if not compared:
+        return []
+    fields = []
+    for head, passage in compared[:10]:
+        quoted = "\n".join(f">{escape(line)}" for line in passage.splitlines() or [""])
+        text = f"*{escape(head)}*\n{quoted}"
+        if len(text) > COMPARED_FIELD:
+            text = text[: COMPARED_FIELD - 1] + "…"
+        fields.append({"type": "mrkdwn", "text": text})
+    return [label(title), {"type": "section", "block_id": "compared", "fields": fields}]
 
 
 def _sources(title: str, sources: Sequence[tuple[str, float, str | None]]) -> list[Block]:

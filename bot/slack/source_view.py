@@ -11,7 +11,7 @@ from bot.relevance import relevance
 from bot.slack.limits import MESSAGE_TEXT
 from bot.slack.mrkdwn import escape
 from bot.slack.reply import Block, SlackMessage, context, section
-from bot.sources import Found, SourceRef
+from bot.sources import Found, SourceRef, dated
 from bot.sources import find as find  # re-exported: the click listener imports it here
 from rag import Chunk, Language
 
@@ -37,6 +37,9 @@ def _details(chunk: Chunk, ref: SourceRef, language: Language) -> Block:
         f"*{texts.SOURCE_SECTION[language]}*\n{escape(chunk.heading_path or '—')}",
         f"*{texts.SOURCE_SCORE[language]}*\n{relevance(ref.score)}/100",
     ]
+    when = dated(chunk, language)
+    if when:
+        fields.append(f"*{texts.SOURCE_UPDATED[language]}*\n{escape(when)}")
     if chunk.link:
         fields.append(
             f"*{texts.SOURCE_LINK[language]}*\n<{escape(chunk.link)}|{escape(chunk.link)}>"

@@ -37,6 +37,7 @@ from pydantic import (
 from rag.chunks import Chunk
 from rag.errors import CitebotError
 from rag.language import Language
+from rag.lifecycle import Lifecycle
 from rag.problems import ProblemRecord
 from rag.results import Answer, Hit, Provenance, Refusal, Result, Unverified
 from rag.storage.records import Record, check_version, validation_error
@@ -62,6 +63,8 @@ class StoredHit(Record):
     lexical: float | None = None
     dense: float | None = None
     rank: int
+    lifecycle: list[str] | None = None
+    """The document's :meth:`~rag.lifecycle.Lifecycle.as_row` (absent: current, undated)."""
 
     @classmethod
     def of(cls, hit: Hit) -> StoredHit:
@@ -80,6 +83,7 @@ class StoredHit(Record):
             lexical=hit.lexical,
             dense=hit.dense,
             rank=hit.rank,
+            lifecycle=chunk.lifecycle.as_row(),
         )
 
     def hit(self) -> Hit:
@@ -93,6 +97,7 @@ class StoredHit(Record):
             title=self.title,
             link=self.link,
             doc_id=self.doc_id,
+            lifecycle=Lifecycle.from_row(self.lifecycle),
         )
         return Hit(chunk, score=self.score, lexical=self.lexical, dense=self.dense, rank=self.rank)
 

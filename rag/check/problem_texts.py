@@ -245,3 +245,36 @@ class ProblemTexts:
 
     def _joined(self, parts: Sequence[str]) -> str:
         return ("；" if self._zh else "; ").join(parts)
+
+
+def conflict_message(
+    language: Language, first: tuple[int, str, str], second: tuple[int, str, str]
+) -> str:
+    """Two current documents disagree: ``(n, title, value)`` of each side."""
+    (n1, title1, value1), (n2, title2, value2) = first, second
+    if language == "zh":
+        return (
+            f"两份现行文件说法不同：《{title1}》[{n1}] 为「{value1}」，《{title2}》[{n2}] 为"
+            f"「{value2}」；请确认哪一份有效（或更正其中一份）。"
+        )
+    return (
+        f"Two current documents disagree: “{title1}” [{n1}] says {value1}, “{title2}” [{n2}] "
+        f"says {value2}; confirm which one applies (or correct the other)."
+    )
+
+
+def conflict_answer(language: Language, sides: Sequence[tuple[int, str, str, str]]) -> str:
+    """The answer to a question two current documents answer differently: each side's
+    ``(n, title, updated date, sentence)``, with its source. It goes to review, never
+    straight to the asker."""
+    if language == "zh":
+        lines = ["两份现行文件对此规定不同："]
+        for n, title, updated, sentence in sides:
+            when = f"（更新于 {updated}）" if updated else ""
+            lines.append(f"- 《{title}》{when}：{sentence.rstrip('。；;，, ')}。[{n}]")
+        return "\n".join(lines)
+    lines = ["Two current documents give different answers to this:"]
+    for n, title, updated, sentence in sides:
+        when = f" (updated {updated})" if updated else ""
+        lines.append(f"- “{title}”{when}: {sentence.rstrip('.;, ')}. [{n}]")
+    return "\n".join(lines)

@@ -10,6 +10,7 @@ import textwrap
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from rag.cli.scoping import add_scope_argument, chosen_scope
 from rag.followup.rewrite import Rewriter
 from rag.generate.llm import GenerationError
 from rag.language import detect_language
+from rag.lifecycle import source_dates
 from rag.messages import model_failure_text
 from rag.problems import Problem
 from rag.results import Hit, Result, Unverified
@@ -84,7 +86,7 @@ def _cell(text: str, width: int) -> str:
 def as_text(result: Result) -> str:
     lines = [result.text, ""]
     if result.hits:
-        header = f"{'#':>2}  {_cell('source', 28)} {_cell('heading', 30)} "
+        header = f"{'#':>2}  {_cell('source', 28)} {_cell('heading', 30)} {_cell('updated', 11)}"
         header += f"{'score':>6} {'lex':>6} {'dense':>6} {'rank':>4}  excerpt"
         lines.append(header)
         for source in numbered_sources(result.hits):
@@ -92,7 +94,8 @@ def as_text(result: Result) -> str:
             dense = "-" if source["dense"] is None else f"{source['dense']:.3f}"
             lines.append(
                 f"{source['n']:>2}  {_cell(str(source['source']), 28)} "
-                f"{_cell(str(source['heading']), 30)} {source['score']:>6.3f} {lexical:>6} "
+                f"{_cell(str(source['heading']), 30)} {_cell(_dated(source), 11)}"
+                f"{source['score']:>6.3f} {lexical:>6} "
                 f"{dense:>6} {source['rank']:>4}  {_cell(str(source['excerpt']), 40)}"
             )
         lines.append("")
@@ -105,6 +108,11 @@ def as_text(result: Result) -> str:
     if timings:
         lines.append(f"timings: {timings}")
     return "\n".join(lines)
+
+
+def _dated(source: dict[str, object]) -> str:
+    """``2025-03-01``, or the status of a source that is not current (``superseded``)."""
+    return str(source.get("status") or source.get("updated") or "-")
 
 
 async def _ask(
@@ -225,7 +233,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def numbered_sources(hits: Sequence[Hit]) -> list[dict[str, object]]:
-    """The numbered sources as plain data (``rag ask --json``, logs)."""
+    """The numbered sources as plain data (``rag ask --json``, logs): each with its
+    document's last-updated date (``updated``) and, when not current, its ``status``."""
+    today = date.today()
     return [
         {
             "n": n,
@@ -237,6 +247,7 @@ def numbered_sources(hits: Sequence[Hit]) -> list[dict[str, object]]:
             "rank": hit.rank,
             "excerpt": hit.chunk.text,
             "link": hit.chunk.link,
+            **source_dates(hit.chunk.lifecycle, today),
         }
         for n, hit in enumerate(hits, start=1)
     ]

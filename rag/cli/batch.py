@@ -8,10 +8,12 @@ the rules). Other fields are ignored: nothing but the question reaches the answe
 OUT: one line per input line, in order::
 
     {"id", "verdict": "answer" | "refusal" | "unverified", "text", "sources": [{"n", "source",
-     "heading"}]}
+     "heading", "updated"?, "status"?}]}
 
 ``text`` is what the asker would see (for ``unverified``, the draft that went to review),
-``source`` the path relative to DOCS_DIR and ``n`` the ``[n]`` of the source in ``text``.
+``source`` the path relative to DOCS_DIR and ``n`` the ``[n]`` of the source in ``text``;
+``updated`` its document's last-updated date and ``status`` its status when it is not current
+(:func:`rag.lifecycle.source_dates`).
 When the chat model gives no usable reply for a question (after its retries), that line says
 what the asker would have read (the model-failure sentence, verdict ``refusal``: nothing was
 answered) with ``"failure": reason``, and the run goes on: one timeout must not cost the
@@ -26,6 +28,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +37,7 @@ from rag.errors import CitebotError
 from rag.followup.rewrite import Rewriter
 from rag.generate.llm import GenerationError
 from rag.language import detect_language
+from rag.lifecycle import source_dates
 from rag.messages import model_failure_text
 from rag.pipeline import Pipeline
 from rag.results import Result
@@ -82,12 +86,18 @@ def read_questions(path: Path) -> list[Asked]:
 
 
 def out_line(asked: Asked, result: Result) -> dict[str, Any]:
+    today = date.today()
     return {
         "id": asked.id,
         "verdict": result.verdict,
         "text": result.text,
         "sources": [
-            {"n": n, "source": hit.chunk.source, "heading": hit.chunk.heading_path}
+            {
+                "n": n,
+                "source": hit.chunk.source,
+                "heading": hit.chunk.heading_path,
+                **source_dates(hit.chunk.lifecycle, today),
+            }
             for n, hit in enumerate(result.hits, start=1)
         ],
     }

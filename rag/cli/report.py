@@ -27,6 +27,7 @@ from rag.assemble import embeddings_from_settings
 from rag.errors import CitebotError
 from rag.feedback.stores import vote_store
 from rag.feedback.votes import VoteRecord
+from rag.lifecycle import Lifecycle
 from rag.report.page import render_page
 from rag.report.records import QuestionRecord, ReviewRecord
 from rag.report.render import as_csv, as_text
@@ -75,6 +76,19 @@ def indexed_documents(index_dir: Path) -> list[str] | None:
         manifest = json.loads((index_dir / MANIFEST_FILE).read_text(encoding="utf-8"))
         return sorted(manifest["files"])
     except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def indexed_lifecycles(index_dir: Path) -> dict[str, Lifecycle] | None:
+    """Each indexed document's lifecycle (its first passage's), read from the manifest;
+    ``None`` when there is no index."""
+    try:
+        files = json.loads((index_dir / MANIFEST_FILE).read_text(encoding="utf-8"))["files"]
+        return {
+            source: Lifecycle.from_row((entry["chunks"] or [{}])[0].get("lifecycle"))
+            for source, entry in files.items()
+        }
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
@@ -131,6 +145,8 @@ def make_report(settings: Settings, since_text: str, *, now: float | None = None
         documents=indexed_documents(settings.index_dir),
         embeddings=embeddings_from_settings(settings),
         votes=records.votes,
+        lifecycles=indexed_lifecycles(settings.index_dir),
+        stale_after_days=settings.stale_after_days,
     )
     report["sources"] = sync_states(settings.index_dir)
     return report

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from rag.chunks import content_hash
 from rag.errors import CitebotError
+from rag.lifecycle import CURRENT, Lifecycle
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,10 +25,16 @@ class SourceDocument:
     about: str = ""
     """What the page's metadata says it is about (description, keywords, aliases): searched
     with every passage of the page, never quoted."""
+    lifecycle: Lifecycle = CURRENT
+    """What the document says of its standing and dates (:mod:`rag.ingest.lifecycle`)."""
 
     @property
     def hash(self) -> str:
-        return content_hash(f"{self.title}\n{self.link or ''}\n{self.about}\n{self.text}")
+        # The whole lifecycle, the file's date included: a file whose date changed is split
+        # again, so its passages carry the new date (their own hashes leave the date out).
+        row = self.lifecycle.as_row()
+        dates = "" if row is None else "\n" + "|".join(row)
+        return content_hash(f"{self.title}\n{self.link or ''}\n{self.about}\n{self.text}{dates}")
 
 
 class DocumentError(CitebotError):

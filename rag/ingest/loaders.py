@@ -26,6 +26,7 @@ from pathlib import Path
 from rag.ingest.documents import DocumentError, SourceDocument
 from rag.ingest.encodings import UndecodableText, decode_text
 from rag.ingest.formats import docx_to_text, html_to_text, normalise_newlines, pdf_to_text
+from rag.ingest.lifecycle import modified, read_lifecycle
 from rag.ingest.markdown import about, read_markdown, split_front_matter
 
 logger = logging.getLogger(__name__)
@@ -108,6 +109,7 @@ def load_file(path: Path, docs_dir: Path) -> SourceDocument:
         msg = f"unsupported file type {suffix or '(no extension)'}"
         raise DocumentError(msg)
     data = _read(path)
+    file_time = modified(path)
     meta: dict[str, str] = {}
     if suffix in MARKDOWN_SUFFIXES:
         meta, text = read_markdown(normalise_newlines(_decode(data)))
@@ -130,6 +132,7 @@ def load_file(path: Path, docs_dir: Path) -> SourceDocument:
         title=title,
         link=meta.get("url") or None,
         about=about(meta),
+        lifecycle=read_lifecycle(meta, text, title=title, file_time=file_time),
     )
 
 

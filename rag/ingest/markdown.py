@@ -127,7 +127,9 @@ def _flat(fields: dict[str, Any]) -> dict[str, str]:
 def _as_text(value: Any) -> str:
     if isinstance(value, str):
         return value.strip()
-    if isinstance(value, bool) or value is None:
+    if isinstance(value, bool):  # ``archived: true``, Hugo's ``draft: true``
+        return "true" if value else ""
+    if value is None:
         return ""
     if isinstance(value, int | float):
         return str(value)

@@ -112,6 +112,7 @@ class Splitter:
                         doc_id=doc.doc_id,
                         about=doc.about,
                         table_head=table_head(text, start),
+                        lifecycle=doc.lifecycle,
                     )
                 )
         return chunks

@@ -10,8 +10,13 @@ The payload is what filters and operators need, never the passage's text (the pr
 that): ``source``, ``heading``, ``paths`` (every folder the source is in, ``hr/``,
 ``hr/leave/``, and the source itself: what scope filters match, :mod:`rag.qdrant.scope_filter`),
 ``language``, ``content_hash``, ``vector_key`` (the embedded text's hash: a renamed file's
-vectors are reused) and ``doc_id``. Documents' lifecycle status is not on a passage here, so it
-is not stored.
+vectors are reused) and ``doc_id``; and the document's lifecycle (:mod:`rag.lifecycle`):
+``status`` and ``updated`` always, ``effective``, ``expires`` and ``superseded_by`` when it states
+them, for operators and filters. Which passages may be cited is decided by the process from
+its own copy of the same lifecycle and sent as rows (the scope filter), so a point written
+before points had these fields (no ``status``: read it as ``current``) answers the same. A
+stated status is part of the point's id (:attr:`Chunk.hash`): a page marked superseded is
+written again with its new payload, its vector reused.
 
 The collection's metadata records the embedder, the vectors' size and the index version it
 holds whole (``syncing:<version>`` while a build writes), so a process opening that version
@@ -66,6 +71,21 @@ def payload(chunk: Chunk) -> dict[str, Any]:
         "content_hash": chunk.hash,
         "vector_key": chunk.vector_key,
         "doc_id": chunk.document,
+        **lifecycle_payload(chunk),
+    }
+
+
+def lifecycle_payload(chunk: Chunk) -> dict[str, str]:
+    life = chunk.lifecycle
+    stated = {
+        "effective": life.effective,
+        "expires": life.expires,
+        "superseded_by": life.superseded_by,
+    }
+    return {
+        "status": life.status,
+        "updated": life.updated,
+        **{name: value for name, value in stated.items() if value},
     }
 
 

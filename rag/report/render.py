@@ -10,6 +10,8 @@ import csv
 import io
 from typing import Any
 
+from rag.report.dated import dated_lines
+
 SAMPLE_CHARS = 60
 
 
@@ -52,6 +54,7 @@ def as_text(report: dict[str, Any]) -> str:
     never = documents["never_cited"]
     if never is not None:
         lines.append(f"never cited ({len(never)}): {', '.join(never) if never else 'none'}")
+    lines += dated_lines(documents)
     reviews = report["reviews"]
     lines += ["", *_review_lines(reviews), "", *_feedback_lines(report["feedback"])]
     return "\n".join(lines)
@@ -107,6 +110,11 @@ def csv_rows(report: dict[str, Any]) -> list[tuple[str, str, str, object]]:
         ("most_cited", d["source"], "citations", d["citations"]) for d in documents["most_cited"]
     ]
     rows += [("never_cited", source, "citations", 0) for source in documents["never_cited"] or []]
+    rows += [
+        ("cited_after_expiry", d["source"], "citations", d["citations"])
+        for d in documents["cited_after_expiry"]
+    ]
+    rows += [("stale", d["source"], "updated", d["updated"]) for d in documents["stale"]]
     reviews = report["reviews"]
     rows += [("review_decisions", k, "count", v) for k, v in reviews["decisions"].items()]
     rows += [("review_latency_seconds", "", k, v) for k, v in reviews["latency_seconds"].items()]

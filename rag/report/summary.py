@@ -8,13 +8,15 @@ the quiet ones, so a chart's gaps are real.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from rag.lifecycle import Lifecycle
+from rag.report.dated import dated_documents
 from rag.report.feedback import Vote, feedback_section
 from rag.report.groups import SAME_MEANING, group_unanswered
 from rag.report.records import QuestionRecord, ReviewRecord
@@ -108,8 +110,11 @@ def build_report(
     embeddings: Embeddings | None,
     votes: Sequence[Vote] | None = None,
     similarity: float = SAME_MEANING,
+    lifecycles: Mapping[str, Lifecycle] | None = None,
+    stale_after_days: int = 0,
 ) -> dict[str, Any]:
-    """``votes``: the vote store's records; ``None`` when it could not be read from here."""
+    """``votes``: the vote store's records; ``None`` when it could not be read from here.
+    ``lifecycles``: each indexed document's dates (:mod:`rag.report.dated`)."""
     questions = sorted((q for q in questions if since <= q.at <= until), key=lambda q: q.at)
     reviews = [r for r in reviews if since <= r.at <= until]
     groups = group_unanswered(questions, embeddings, similarity=similarity)
@@ -131,6 +136,7 @@ def build_report(
         ],
         "unanswered_groups": len(groups),
         "feedback": feedback_section(votes, since=since, until=until),
-        "documents": _documents(questions, documents),
+        "documents": _documents(questions, documents)
+        | dated_documents(questions, lifecycles, until=until, stale_after_days=stale_after_days),
         "reviews": _reviews(reviews),
     }

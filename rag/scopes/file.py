@@ -23,6 +23,9 @@
     [follow_ups]              # optional: thread follow-ups on/off per channel
     C0PUB0001 = false
 
+    [drafts]                  # optional: audiences with one of these scopes also see drafts
+    scopes = ["policy-team"]
+
 Read once at start (:func:`load_scopes_file`). Anything wrong — TOML syntax, an unknown table
 or key, a name that is not an ID, a bad glob, a scope name used but not defined — raises
 :class:`ScopesFileError` whose message is one line naming the file, the line and the key, so
@@ -96,6 +99,11 @@ class _Defaults(BaseModel):
     channels: Names | None = None
 
 
+class _Drafts(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    scopes: Names = ()
+
+
 class _File(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     scopes: dict[ScopeName, tuple[Annotated[str, AfterValidator(_glob)], ...]]
@@ -104,6 +112,7 @@ class _File(BaseModel):
     usergroups: dict[UsergroupId, Names] = {}
     defaults: _Defaults = _Defaults()
     follow_ups: dict[ChannelId, StrictBool] = {}
+    drafts: _Drafts = _Drafts()
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,10 +162,15 @@ def _fail(path: Path, text: str, location: tuple[Any, ...], why: str) -> ScopesF
 
 def _why(error: dict[str, Any]) -> str:
     message = str(error["msg"]).removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden" and len(error["loc"]) > 1 and error["loc"][0] == "drafts":
+        return "unknown key ([drafts] has scopes)"
     if error["type"] == "extra_forbidden" and len(error["loc"]) > 1:
         return "unknown key ([defaults] has dms and channels)"
     if error["type"] == "extra_forbidden":
-        return "unknown table (known: scopes, channels, users, usergroups, defaults, follow_ups)"
+        return (
+            "unknown table (known: scopes, channels, users, usergroups, defaults, follow_ups,"
+            " drafts)"
+        )
     if error["type"] == "missing":
         return "missing; the file needs a [scopes] table"
     return message[:1].lower() + message[1:]
@@ -170,6 +184,7 @@ def _undefined(model: _File) -> tuple[tuple[str, ...], str] | None:
         ("users", model.users),
         ("usergroups", model.usergroups),
         ("defaults", {"dms": model.defaults.dms, "channels": model.defaults.channels}),
+        ("drafts", {"scopes": model.drafts.scopes}),
     ]
     for table, entries in tables:
         for key, names in entries.items():
@@ -226,7 +241,7 @@ def load_scopes_file(path: Path) -> ScopesFile:
     return ScopesFile(
         path=path,
         version=hashlib.blake2b(raw, digest_size=6).hexdigest(),
-        catalog=ScopeCatalog(definitions),
+        catalog=ScopeCatalog(definitions, drafts=frozenset(model.drafts.scopes)),
         channels=_frozen(model.channels),
         users=_frozen(model.users),
         usergroups=_frozen(model.usergroups),

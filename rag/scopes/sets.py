@@ -39,6 +39,9 @@ class ScopeSet:
     names: frozenset[str] = frozenset()
     globs: tuple[Glob, ...] = ()
     unrestricted: bool = False
+    drafts: bool = False
+    """Whether this audience is also answered from draft documents (``[drafts]`` in
+    SCOPES_FILE names a scope it has); everyone else, :data:`EVERYTHING` included, is not."""
     key: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -56,7 +59,10 @@ class ScopeSet:
 def _key(scope: ScopeSet) -> str:
     if scope.unrestricted:
         return ALL_KEY
-    payload = json.dumps(sorted(glob.text for glob in scope.globs)).encode("utf-8")
+    globs: list[object] = [*sorted(glob.text for glob in scope.globs)]
+    if scope.drafts:  # a scope given drafts is another audience: nothing cached crosses
+        globs.append({"drafts": True})
+    payload = json.dumps(globs).encode("utf-8")
     digest = hashlib.blake2b(payload, digest_size=4).hexdigest()
     names = _NAME_SEPARATOR.join(sorted(scope.names)) or "none"
     return f"{names}{_KEY_SEPARATOR}{digest}"
@@ -75,6 +81,8 @@ class ScopeCatalog:
     """The scopes a file defines, by name; with no file, only :data:`EVERYTHING`."""
 
     definitions: Mapping[str, tuple[Glob, ...]] = field(default_factory=dict)
+    drafts: frozenset[str] = frozenset()
+    """The scopes whose audiences also see drafts (``[drafts] scopes``)."""
 
     def of(self, names: Iterable[str]) -> ScopeSet:
         """The set of ``names``; :class:`UnknownScope` for a name the file doesn't define."""
@@ -85,7 +93,7 @@ class ScopeCatalog:
             msg = f"unknown scope {', '.join(map(repr, unknown))} (known: {known})"
             raise UnknownScope(msg)
         globs = tuple(glob for name in sorted(chosen) for glob in self.definitions[name])
-        return ScopeSet(names=chosen, globs=globs)
+        return ScopeSet(names=chosen, globs=globs, drafts=bool(chosen & self.drafts))
 
     def every_scope(self) -> ScopeSet:
         """Every defined scope (REVIEW_CHANNEL); unrestricted when no scope is defined."""

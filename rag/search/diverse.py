@@ -5,7 +5,8 @@ section and its copy on another page (a FAQ quoting the policy), and an answer b
 names one part of what was asked. So the ranking is read best first and a passage is
 
 - dropped when it is a near-copy of one already kept (most of its character trigrams are in
-  it: the same paragraph pasted elsewhere), and
+  it and it states the same numbers: the same paragraph pasted elsewhere — a copy that says
+  14 days where the other says 7 is another rule, a conflict the answer must show), and
 - put back when its section already holds ``per_section`` of the kept passages: it is kept
   only when the pool has no other candidate left.
 
@@ -16,6 +17,7 @@ characters, far from a near-copy.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -27,6 +29,7 @@ NEAR_COPY = 0.8
 PER_SECTION = 3
 """Passages of one section among the top ones, unless nothing else is left; measured on
 cmrc2018-trial and realdocs-tune (bench/README.md, "Questions that span documents")."""
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 POOL = 3
 """How many times ``k`` candidates the diverse top ``k`` is chosen from."""
 
@@ -45,10 +48,10 @@ def diverse(hits: Sequence[Hit], k: int, *, per_section: int = PER_SECTION) -> l
     the order of ``hits``; ranks renumbered from 1."""
     kept: list[Hit] = []
     later: list[Hit] = []
-    grams: list[frozenset[str]] = []
+    grams: list[tuple[frozenset[str], frozenset[str]]] = []
     sections: Counter[tuple[str, int]] = Counter()
     for hit in hits:
-        own = trigrams(hit.chunk.text)
+        own = trigrams(hit.chunk.text), frozenset(_NUMBER.findall(hit.chunk.text))
         if any(_copied(own, other) for other in grams):
             continue
         section = (hit.chunk.source, hit.chunk.section)
@@ -72,5 +75,8 @@ def trigrams(text: str) -> frozenset[str]:
     return frozenset(folded[i : i + 3] for i in range(max(len(folded) - 2, 1)))
 
 
-def _copied(own: frozenset[str], other: frozenset[str]) -> bool:
-    return len(own & other) >= NEAR_COPY * len(own)
+def _copied(
+    own: tuple[frozenset[str], frozenset[str]], other: tuple[frozenset[str], frozenset[str]]
+) -> bool:
+    (words, numbers), (their_words, their_numbers) = own, other
+    return numbers == their_numbers and len(words & their_words) >= NEAR_COPY * len(words)

@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from rag.chunks import Chunk
+from rag.lifecycle import Lifecycle
 from rag.storage.records import Record, check_version, validation_error
 
 logger = logging.getLogger(__name__)
@@ -38,6 +39,9 @@ class StoredChunk(Record):
     doc_id: str
     about: str = ""
     table_head: str = ""
+    lifecycle: tuple[str, ...] | None = None
+    """:meth:`Lifecycle.as_row` (``None``: a current document with no date, as every passage
+    was stored before documents had a lifecycle)."""
     vector_key: str | None = None
     """:attr:`Chunk.vector_key` as computed when split (reading a passage's first tokens costs
     seconds at 36k passages); used only by the code that computed it (``Manifest.reader``)."""
@@ -55,11 +59,25 @@ class StoredChunk(Record):
             doc_id=chunk.doc_id,
             about=chunk.about,
             table_head=chunk.table_head,
+            lifecycle=None if (row := chunk.lifecycle.as_row()) is None else tuple(row),
             vector_key=chunk.vector_key,
         )
 
     def chunk(self, source: str) -> Chunk:
-        return Chunk(source=source, **self.model_dump(exclude={"vector_key"}))
+        return Chunk(
+            source=source,
+            text=self.text,
+            n=self.n,
+            heading=self.heading,
+            start=self.start,
+            section=self.section,
+            title=self.title,
+            link=self.link,
+            doc_id=self.doc_id,
+            about=self.about,
+            table_head=self.table_head,
+            lifecycle=Lifecycle.from_row(self.lifecycle),
+        )
 
 
 class StoredFile(Record):

@@ -24,16 +24,18 @@ from pathlib import Path
 from typing import Any
 
 from rag.chunks import Chunk
+from rag.lifecycle import Lifecycle
 from rag.search.manifest import MANIFEST_FORMAT, Manifest
 
 logger = logging.getLogger(__name__)
 
 PREFIX = "snapshot-"
-FORMAT = 2
+FORMAT = 3
 """2: passages keep their table's header row (``table_head``); a format-1 snapshot lost it, so
-it is passed over and the manifest read instead."""
+it is passed over and the manifest read instead. 3: and their document's lifecycle."""
 _COLUMNS = (
     "text", "n", "heading", "start", "section", "title", "link", "doc_id", "about", "table_head",
+    "lifecycle",
 )  # fmt: skip
 
 
@@ -71,12 +73,16 @@ class Snapshot:
         c = self.columns
         rows = zip(
             sources, c["text"], c["n"], c["heading"], c["start"], c["section"], c["title"],
-            c["link"], c["doc_id"], c["about"], c["table_head"], strict=True,
+            c["link"], c["doc_id"], c["about"], c["table_head"], c["lifecycle"], strict=True,
         )  # fmt: skip
         return [
-            Chunk(source, text, n, tuple(heading), start, section, title, link, doc_id, about, head)
-            for source, text, n, heading, start, section, title, link, doc_id, about, head in rows
-        ]
+            Chunk(
+                source, text, n, tuple(heading), start, section, title, link, doc_id, about, head,
+                Lifecycle.from_row(life),
+            )
+            for source, text, n, heading, start, section, title, link, doc_id, about, head, life
+            in rows
+        ]  # fmt: skip
 
     def _sources(self) -> Iterator[str]:
         for name, row in self.files.items():

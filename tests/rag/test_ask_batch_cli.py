@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -69,7 +70,15 @@ def test_answers_each_question_in_order_with_its_sources(
     assert "10 天" in str(leave["text"])
     assert re.search(r"\[\d+\]", str(leave["text"]))
     first_source = leave["sources"][0]  # type: ignore[index]
-    assert first_source == {"n": 1, "source": "hr/leave.md", "heading": "请假制度 › 年假"}
+    # No front matter: a current document, dated by its file's modification time.
+    mtime = (folder / "docs" / "hr" / "leave.md").stat().st_mtime
+    updated = datetime.fromtimestamp(mtime, UTC).date().isoformat()
+    assert first_source == {
+        "n": 1,
+        "source": "hr/leave.md",
+        "heading": "请假制度 › 年假",
+        "updated": updated,
+    }
     assert mars["verdict"] == "refusal"
     assert sick["verdict"] == "answer"
     assert "12 天" in str(sick["text"])

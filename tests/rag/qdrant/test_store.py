@@ -102,3 +102,28 @@ def test_switching_an_embedded_folder_to_qdrant_sends_its_vectors_without_embedd
     assert [(h.chunk.id, round(h.score, 5)) for h in moved.search(question, 3)] == [
         (h.chunk.id, round(h.score, 5)) for h in local.search(question, 3)
     ]
+
+
+def test_a_page_marked_superseded_is_written_again_with_its_status_and_vectors_reused(
+    docs: Path, tmp_path: Path, qdrant_vector_store: VectorStore
+) -> None:
+    load_or_build(docs, tmp_path / "index", embeddings=Counting(), vector_store=qdrant_vector_store)
+    write(
+        docs,
+        "hr/leave.md",
+        "---\nstatus: superseded\nupdated: 2024-01-05\n---\n"
+        "# Leave\n\nEmployees get 20 days of annual leave.\n",
+    )
+    embedder = Counting()
+    after, _ = load_or_build(
+        docs, tmp_path / "index", embeddings=embedder, vector_store=qdrant_vector_store
+    )
+    assert isinstance(qdrant_vector_store, QdrantStore)
+    client = qdrant_vector_store.connection.build_client
+    records, _ = client.scroll(qdrant_vector_store.collection, limit=100, with_payload=True)
+    by_source = {str(r.payload["source"]): r.payload for r in records if r.payload}
+    assert by_source["hr/leave.md"]["status"] == "superseded"
+    assert by_source["hr/leave.md"]["updated"] == "2024-01-05"
+    assert by_source["pricing.md"]["status"] == "current"
+    assert points(qdrant_vector_store) == len(after)  # the old point is gone
+    assert embedder.embedded == 0  # the same words: its vector is reused

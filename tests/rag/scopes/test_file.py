@@ -144,3 +144,19 @@ def test_mistakes_stop_with_file_line_and_key(tmp_path: Path, text: str, expecte
 def test_a_missing_file_is_a_settings_error(tmp_path: Path) -> None:
     with pytest.raises(SettingsError, match=r"scopes\.toml: SCOPES_FILE cannot be read"):
         load_scopes_file(tmp_path / "scopes.toml")
+
+
+def test_drafts_are_for_the_audiences_of_the_scopes_drafts_names(tmp_path: Path) -> None:
+    scopes = load(tmp_path, EXAMPLE + '\n[drafts]\nscopes = ["hr"]\n')
+    hr = scopes.catalog.of(["hr"])
+    public = scopes.catalog.of(["public"])
+    assert hr.drafts
+    assert not public.drafts
+    assert scopes.catalog.parse(hr.key) == hr
+    without = load(tmp_path, EXAMPLE).catalog.of(["hr"])
+    assert hr.key != without.key  # answers cached without drafts are not served with them
+
+
+def test_drafts_naming_an_undefined_scope_stops_with_its_line(tmp_path: Path) -> None:
+    with pytest.raises(ScopesFileError, match=r"\[drafts\] scopes: scope 'editors' is not"):
+        load(tmp_path, EXAMPLE + '\n[drafts]\nscopes = ["editors"]\n')

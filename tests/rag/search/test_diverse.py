@@ -28,6 +28,18 @@ def test_a_near_copy_of_a_kept_passage_is_left_out() -> None:
     assert [h.chunk.source for h in kept] == ["leave/annual.md", "leave/sick.md"]
 
 
+def test_a_copy_that_states_another_number_is_kept_as_the_other_rule_it_is() -> None:
+    # Another page's copy with 7 where the first says 5: a version or a conflict, which the
+    # answer (and the conflict check) must see.
+    hits = [
+        hit(ANNUAL, source="leave/annual.md", score=2.0),
+        hit(ANNUAL.replace("5 天", "7 天"), source="admin/handbook.md", score=1.9),
+        hit("病假期间按本人月基本工资的 80% 支付病假工资。", source="leave/sick.md", score=1.0),
+    ]
+    kept = diverse(hits, 2)
+    assert [h.chunk.source for h in kept] == ["leave/annual.md", "admin/handbook.md"]
+
+
 def test_neighbouring_passages_of_a_section_are_not_copies() -> None:
     """Passages of one section overlap by about a fifth: both stay."""
     text = "婚假 3 天，须在领取结婚证后一年内休完。" * 6

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from rag.lifecycle import CURRENT
 from rag.search.build import load_or_build
 from rag.search.manifest import MANIFEST_FILE, Manifest, read_manifest, write_manifest
 
@@ -53,7 +55,11 @@ def test_an_index_dir_written_by_the_previous_code_is_reused_as_it_is(tmp_path: 
     again, report = load_or_build(docs_dir, index_dir, embeddings=None)
     assert report.chunked_files == 0  # nothing re-split
     assert again.version == built.version == report.previous_version
-    assert again.chunks == built.chunks
+    # Manifests written before documents had a lifecycle hold none: their passages read as
+    # current and undated (a real upgrade reads every file again: the reader changed).
+    assert [replace(c, lifecycle=CURRENT) for c in again.chunks] == [
+        replace(c, lifecycle=CURRENT) for c in built.chunks
+    ]
     upgraded = path.stat().st_mtime_ns  # once, with the files' sizes and the reader
     load_or_build(docs_dir, index_dir, embeddings=None)
     assert path.stat().st_mtime_ns == upgraded  # unchanged index: the manifest is not rewritten
@@ -91,3 +97,23 @@ def test_a_manifest_it_cannot_read_means_one_line_and_a_clean_rebuild(
     assert line.endswith("the index will be rebuilt")
     assert (report.chunked_files, rebuilt.version) == (2, built.version)
     assert Manifest.model_validate_json(path.read_bytes()).version == built.version
+
+
+def test_a_documents_lifecycle_is_kept_by_the_manifest_and_the_snapshot(tmp_path: Path) -> None:
+    docs_dir, index_dir = _docs(tmp_path)
+    (docs_dir / "hr/old.md").write_text(
+        "---\nstatus: superseded\nsuperseded_by: hr/leave.md\nupdated: 2023-01-02\n---\n"
+        "# Old leave\n\n15 days a year.\n",
+        "utf-8",
+    )
+    built, _ = load_or_build(docs_dir, index_dir, embeddings=None)
+    manifest = read_manifest(index_dir)
+    assert manifest is not None
+    stored = manifest.files["hr/old.md"].chunks[0].chunk("hr/old.md")
+    again, report = load_or_build(docs_dir, index_dir, embeddings=None)  # from the snapshot
+    assert report.chunked_files == 0
+    for chunks in (built.chunks, again.chunks, (stored,)):
+        old = next(c for c in chunks if c.source == "hr/old.md")
+        assert (old.lifecycle.status, old.lifecycle.updated) == ("superseded", "2023-01-02")
+        assert old.lifecycle.superseded_by == "hr/leave.md"
+    assert again.chunks == built.chunks
