@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from rag.http.retry import HttpRetry
 from rag.sync.confluence_markdown import storage_to_markdown
-from rag.sync.http import Retry
 from rag.sync.run import Summary
 from rag.sync.sources_file import read_sources
 from rag.sync.sync_all import sync_sources
@@ -45,7 +45,10 @@ async def sync(toml: str, folder: Path, env: dict[str, str]) -> tuple[Summary, f
     assert sources is not None
     started = time.perf_counter()
     [summary] = await sync_sources(
-        sources, docs_dir=folder / "docs", index_dir=folder / "index", retry=Retry(sleep=no_wait)
+        sources,
+        docs_dir=folder / "docs",
+        index_dir=folder / "index",
+        retry=HttpRetry(sleep=no_wait),
     )
     return summary, time.perf_counter() - started
 

@@ -230,4 +230,4 @@ class Answering:
             await self.review.submit_unverified(result, origin)
         finally:
             log.timings_ms["review"] = _ms(step)
-        return Reply(language, text=texts.UNVERIFIED[language])
+        return Reply(language, text=texts.UNVERIFIED[language], in_review=True)

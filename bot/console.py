@@ -101,7 +101,12 @@ class _Lines:
         if reply.notice:
             self.lines.append(reply.notice)
         result = reply.result
-        self.lines.append(reply.text if result is None else render_plain(result, reply.language))
+        if reply.in_review:  # "you'll get the reply here" would never come true in a terminal
+            self.lines.append(texts.UNVERIFIED_CONSOLE[reply.language])
+        elif result is None:
+            self.lines.append(reply.text)
+        else:
+            self.lines.append(render_plain(result, reply.language))
         return 1
 
     async def failed(self, language: Language) -> None:

@@ -3,8 +3,8 @@
 Index size and version (and, for a bot that follows DOCS_DIR, the index's age, documents,
 whether it answers lexically while dense vectors are computed and how far that is, the last
 refresh and its outcome with any skipped files), the scopes file's version, each synced wiki's
-last sync (when, what changed, what failed and why), whether Redis
-answers (the bot still works
+last sync (when, what changed, what failed and why), who the bot is in Slack (team, bot user),
+whether Redis answers (the bot still works
 without it, degraded to one process), where the vectors live (``VECTOR_STORE=qdrant``: the
 collection and whether it answers; while it does not, answers are lexical and the status is
 ``degraded``), the chat model mode. Nothing secret and no document
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from aiohttp import web
@@ -49,10 +49,13 @@ def health_handler(
     scopes_version: str | None = None,
     details: Callable[[], dict[str, Any]] | None = None,
     sources: Callable[[], list[dict[str, Any]]] | None = None,
+    identities: Mapping[str, object] | None = None,
 ) -> Callable[[web.Request], Awaitable[web.Response]]:
     """``scopes_version``: the running SCOPES_FILE's version (``None``: no file, all see all);
     ``details``: what the served index says about itself (mode, backfill, last refresh);
-    ``sources``: each SOURCES_FILE source's last sync and its errors (``None``: no sync)."""
+    ``sources``: each SOURCES_FILE source's last sync and its errors (``None``: no sync);
+    ``identities``: who the bot is on each platform it serves (``"slack"``: team and bot user
+    from ``auth.test``), as filled at startup."""
     scopes = "not configured" if scopes_version is None else {"version": scopes_version}
 
     async def healthz(request: web.Request) -> web.Response:
@@ -70,6 +73,7 @@ def health_handler(
                 "scopes": scopes,
                 "sources": "not configured" if sources is None else sources(),
                 "uptime_seconds": round(time.monotonic() - STARTED),
+                **(identities or {}),
             }
         )
 

@@ -123,6 +123,8 @@ class Reply:
     """Under a refusal: the payload of an "Ask a human" button (``None``: no button)."""
     answered: Answered | None = None
     """Under an answer: who asked, where and on which index (for the feedback buttons)."""
+    in_review: bool = False
+    """``text`` says the draft went to the review desk (the console says what it does instead)."""
 
 
 class AskerThread(Protocol):

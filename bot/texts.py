@@ -79,6 +79,19 @@ UNVERIFIED: dict[Language, str] = {
     ),
 }
 
+UNVERIFIED_CONSOLE: dict[Language, str] = {
+    "zh": (
+        "我起草了一个回答，但没能核对上出处。在 Slack 或飞书里它会转给人工复核，不会发给提问人；"
+        "控制台没有复核，这里也不会再有回复：草稿和发现的问题列在下面，供你检查。"
+    ),
+    "en": (
+        "I drafted an answer but couldn't verify it against the sources. In Slack or Feishu it "
+        "would go to a reviewer, not to the asker; the console has no review and no reply will "
+        "follow here: the draft and the problems found are below for you to check."
+    ),
+}
+"""The console's :data:`UNVERIFIED`: no colleague reviews it and nothing comes back later."""
+
 CONTINUED: dict[Language, str] = {"zh": "（续）", "en": "(continued)"}
 
 CACHED: dict[Language, str] = {

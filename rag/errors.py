@@ -7,7 +7,8 @@ beside this root. What goes wrong, and who turns it into a sentence::
     ├── SettingsError (ValueError)        rag.settings: a setting the program cannot use
     │   ├── ScopesFileError               rag.scopes.file: SCOPES_FILE, ``file:line: why``
     │   ├── SourcesFileError              rag.sync.sources_file: SOURCES_FILE, one line
-    │   └── CollectionMismatch            rag.qdrant.store: QDRANT_COLLECTION of another embedder
+    │   ├── CollectionMismatch            rag.qdrant.store: QDRANT_COLLECTION of another embedder
+    │   └── TokenRefused                  bot.slack.identity: Slack refused SLACK_BOT_TOKEN
     ├── UnknownScope (ValueError)         rag.scopes.sets: a scope the scopes file doesn't define
     ├── DocumentError                     rag.ingest.documents: a file that can't become passages
     ├── UndecodableText (ValueError)      rag.ingest.encodings: neither UTF-8 nor GB18030
@@ -27,7 +28,8 @@ beside this root. What goes wrong, and who turns it into a sentence::
     ├── SourceError                       rag.sync.source: a wiki page that can't be fetched now
     │   ├── Gone                          deleted or moved away: its copy is removed
     │   └── Forbidden                     no longer readable with these credentials: removed
-    ├── HttpError                         rag.sync.http: a wiki API answered with an error
+    ├── HttpError                         rag.http.retry: an API (a wiki's, Feishu's) said no
+    │   └── CredentialsRefused            rag.http.feishu: Feishu gives the app no token
     ├── SyncBusy                          rag.sync.sync_all: another sync of this INDEX_DIR runs
     ├── IndexUnavailable                  bot.root.services: the index can't be opened or built
     ├── TicketError (ValueError)          bot.review.records: a button value not ours
@@ -35,7 +37,6 @@ beside this root. What goes wrong, and who turns it into a sentence::
     ├── DeliveryFailed                    bot.review.desk: the asker's thread can't be reached
     ├── ValueTooLong (ValueError)         bot.values: a button value over the platform's limit
     ├── Unreachable                       bot.ports: the platform refused to deliver a message
-    ├── FeishuApiError                    bot.feishu.retry: the Open API answered with an error
     ├── FrameError (ValueError)           bot.feishu.frames: bytes that are not a frame
     └── Rejected                          bot.feishu.inbound: not a genuine, fresh request
 

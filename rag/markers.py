@@ -10,7 +10,9 @@ refusal and recital tests, reviewed answers, ``Answer.cited``) must see the same
   reversed one (``[3-1]``) as the same numbers ascending;
 - full-width brackets and digits: ``［1］``, ``【1】``, ``【1，2】``, ``［１］``.
 
-A bracket without a number (``[note]``, ``[a link](x)``) is not a marker.
+A bracket without a number (``[note]``, ``[a link](x)``) is not a marker, and neither is a
+value written in brackets that a source holds as written, such as the status range
+``[200, 599]`` of a configuration table (:func:`values_in_parentheses`).
 
 This module imports nothing from the rest of ``rag``, so any module may use it.
 """
@@ -18,6 +20,7 @@ This module imports nothing from the rest of ``rag``, so any module may use it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -49,6 +52,25 @@ def marker_numbers(body: str) -> list[int]:
         low, high = min(first, last), max(first, last)
         numbers.extend(range(low, high + 1) if high - low <= MAX_RANGE else (low, high))
     return numbers
+
+
+def values_in_parentheses(text: str, sources: Sequence[str]) -> str:
+    """``text`` with each bracket that is a value rather than a citation written ``(…)``.
+
+    A value is a bracket none of whose numbers is a source's (1..``len(sources)``) and whose
+    numbers some source writes in brackets too: ``[200, 599]`` copied from a table of status
+    codes. Read as markers, a correct answer went to review for citing a "[200]" that does not
+    exist; as parentheses its numbers are still checked against the sources like any other.
+    A bracket no source writes (``[7]`` with three sources) stays a marker, and is reported."""
+    written = {tuple(marker_numbers(m[1])) for source in sources for m in MARKER.finditer(source)}
+
+    def rewrite(match: re.Match[str]) -> str:
+        numbers = marker_numbers(match[1])
+        if any(1 <= n <= len(sources) for n in numbers) or tuple(numbers) not in written:
+            return match[0]
+        return f"({match[0][1:-1]})"
+
+    return MARKER.sub(rewrite, text)
 
 
 def cited_numbers(text: str) -> list[int]:

@@ -5,12 +5,11 @@
     -> settled once by the reviewed answers: an answer people voted down (withdrawn) goes to
        review instead of being served; a draft a reviewer rejected is refused
 
-``progress`` hears each stage of a fresh answer (retrieving, generating, checking).
-
-Results are values (``Answer | Refusal | Unverified``). The one failure that escapes is
-``GenerationError`` — the chat model could not be reached after its retries — which the edge
-turns into one human sentence; nothing failed is cached.
-"""
+``progress`` hears each stage of a fresh answer (retrieving, generating, checking). Results are
+values (``Answer | Refusal | Unverified``). The one failure that escapes is ``GenerationError``
+— the chat model could not be reached after its retries — which the edge turns into one human
+sentence; nothing failed is cached. ``aclose`` closes what it holds open (the chat models'
+HTTP clients too)."""
 
 from __future__ import annotations
 
@@ -31,7 +30,7 @@ from rag.check.leak import recites_rules
 from rag.check.pointers import has_pointers, screen_pointed
 from rag.check.screen import cut_problem, screen, with_problem
 from rag.check.support import warm_up
-from rag.generate.llm import Generator
+from rag.generate.llm import Generator, close_models
 from rag.generate.prompt import PROMPT_VERSION, ask_again, build_messages
 from rag.generate.reply import tidy
 from rag.language import Language, detect_language
@@ -125,16 +124,16 @@ class Pipeline:
         """``scope``: the asker's :attr:`~rag.scopes.sets.ScopeSet.key`. It keys the reviewed
         answers, the cache and single-flight, and only its documents are searched.
         ``language``: the asker's, when the edge has detected it already (else from
-        ``question``); every result and text of this question is written in it.
-
-        One pass down: reviewed answers (before and after) -> cache -> the stages."""
+        ``question``); every result and text of this question is written in it. One pass
+        down: reviewed answers (before and after) -> cache -> the stages."""
         question = question.strip()
         language = language or detect_language(question)
-        key = self._key(question_digest(question, scope), self.index.version, scope)
+        key = self._key(digest := question_digest(question, scope), self.index.version, scope)
         return await around(
             self.reviewed,
             question,
             scope=scope,
+            digest=digest,
             index=self.index,
             allows=self.scopes.parse(scope).allows,
             cached=lambda compute: self.cache.get_or_compute(key, compute),
@@ -293,6 +292,7 @@ class Pipeline:
         await self.cache.aclose()
         if self.reviewed is not None:
             await self.reviewed.aclose()
+        await close_models(self.generator, self.judge.generator if self.judge else None)
 
 
 def _was_cut(reply: BaseMessage) -> bool:

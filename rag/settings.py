@@ -26,7 +26,7 @@ from pydantic_settings import (
 from pydantic_settings.sources.utils import parse_env_vars
 
 from rag.errors import CitebotError
-from rag.storage.keys import DEFAULT_KEY_PREFIX, key_prefix_problem
+from rag.storage.keys import DEFAULT_KEY_PREFIX, checked_redis_url, key_prefix_problem
 
 
 class SettingsError(CitebotError, ValueError):
@@ -181,9 +181,9 @@ class Settings(EdgeSettings):
     docs_dir: Path = Path("docs")
     index_dir: Path = Path(".citebot/index")
     top_k: Annotated[int, number("TOP_K", DEFAULT_TOP_K, minimum=1, whole=True)] = DEFAULT_TOP_K
-    min_score: Annotated[float | None, number("MIN_SCORE", 0.0, minimum=-math.inf)] = None
+    min_score: Annotated[float | None, number("MIN_SCORE", -0.2, minimum=-math.inf)] = None
     """Refusal threshold override; ``None``: the calibrated value next to the index, if any,
-    else the shipped default."""
+    else the shipped default (its error's example, -0.2, is near the gates' thresholds)."""
     embeddings: Annotated[Literal["e5", "none", "openai"], BeforeValidator(_embeddings)] = "e5"
     """``e5`` (bundled offline model), ``none`` (lexical only) or ``openai`` (EMBEDDINGS_*)."""
     embeddings_base_url: str | None = None
@@ -204,7 +204,7 @@ class Settings(EdgeSettings):
     Askers still see ``[2]``. Off by default: with pointers as good as a model could write
     them the checker caught 99.0 % of faulty answers instead of 98.7 %, at 5.1 % false alarms
     instead of 0.4 % (bench/pointer_checker.py, bench/README.md)."""
-    redis_url: SecretStr | None = None
+    redis_url: Annotated[SecretStr | None, BeforeValidator(checked_redis_url)] = None
     """May carry a password (``redis://:pw@host``); like the keys, kept out of ``repr``."""
     redis_key_prefix: Annotated[str, BeforeValidator(_key_prefix)] = DEFAULT_KEY_PREFIX
     """Every Redis key the bot and the CLI write or read starts with it (:mod:`rag.storage.keys`):

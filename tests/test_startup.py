@@ -49,7 +49,11 @@ def _probe(call: str, tmp_path: Path, bad: dict[str, str]) -> dict[str, object]:
 @pytest.mark.parametrize("entry", sorted(ENTRIES))
 @pytest.mark.parametrize(
     ("bad", "named"),
-    [({"TOP_K": "x"}, "TOP_K"), ({"LOG_QUESTIONS": "maybe"}, "LOG_QUESTIONS")],
+    [
+        ({"TOP_K": "x"}, "TOP_K"),
+        ({"LOG_QUESTIONS": "maybe"}, "LOG_QUESTIONS"),
+        ({"REDIS_URL": "notaurl"}, "REDIS_URL"),  # redis-py's own error was a traceback
+    ],
 )
 def test_a_bad_setting_stops_before_heavy_imports(
     entry: str, bad: dict[str, str], named: str, tmp_path: Path
@@ -60,3 +64,29 @@ def test_a_bad_setting_stops_before_heavy_imports(
     stderr = str(result["stderr"])
     assert stderr.startswith(f"citebot: {named}=")
     assert stderr.count("\n") == 1  # one line, no traceback
+
+
+# The console's chat stands in for the composed bot: it logs as the pipeline does mid-chat.
+CHATTY_CONSOLE = """
+import logging
+import bot.root.compose
+
+def chat(config):
+    logging.getLogger("rag.pipeline").info("the draft cited nothing: 1 sentence(s) given")
+    logging.getLogger("rag.pipeline").warning("the model timed out")
+    return 0
+
+bot.root.compose.run = chat
+from bot.root.run import main
+code = main()
+"""
+
+
+def test_the_console_chat_shows_no_info_log_lines(tmp_path: Path) -> None:
+    """An INFO line once landed between a question and its answer: the console logs only
+    warnings and errors (a server keeps logging INFO: its logs are its record)."""
+    result = _probe(CHATTY_CONSOLE, tmp_path, {})
+    assert result["code"] == 0
+    stderr = str(result["stderr"])
+    assert "the draft cited nothing" not in stderr
+    assert "WARNING rag.pipeline: the model timed out" in stderr

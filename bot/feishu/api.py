@@ -1,6 +1,6 @@
-"""The Open API client: the endpoints citebot needs, over one aiohttp session.
+"""The Open API endpoints the Feishu bot calls, over the Open API client it shares with the wiki
+sync (``rag.FeishuOpenApi``: tenant token, rate-limit waits, retries, a send rate per chat):
 
-    tenant token   POST /open-apis/auth/v3/tenant_access_token/internal
     bot info       GET  /open-apis/bot/v3/info                         (the bot's own open_id)
     reply          POST /open-apis/im/v1/messages/{message_id}/reply   (in thread, with uuid)
     send           POST /open-apis/im/v1/messages?receive_id_type=chat_id   (with uuid)
@@ -8,35 +8,42 @@
     message        GET  /open-apis/im/v1/messages/{message_id}
     members        GET  /open-apis/im/v1/chats/{chat_id}/members       (the reviewers' group)
 
-Every call carries the tenant access token. It is fetched on first use and again before it
-expires (Feishu hands out a new one only in its last 30 minutes, so that is when we ask); an
-"invalid token" answer drops it and the call is made once more with a fresh one. Transient
-failures are retried (:mod:`bot.feishu.retry`); sends are spaced to 5 a second per chat.
+Someone waits for each of these, so the retries are the answering kind (``rag.answering_retry``:
+4 attempts, no wait over 30 s) and logged as warnings; sends are spaced to 5 a second per chat.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
-from bot.feishu.retry import ApiRetry, ChatRate, FeishuApiError, describe, is_transient
+from bot.feishu.settings import FeishuSettings
+from rag import ChatRate, FeishuOpenApi, HttpRetry, answering_retry
 
-logger = logging.getLogger(__name__)
-
-TOKEN_PATH = "/open-apis/auth/v3/tenant_access_token/internal"
-INVALID_TOKEN_CODES = frozenset({99991661, 99991663, 99991664, 99991665, 99991671})
-"""Missing, expired or revoked access token: worth one retry with a fresh token."""
-RENEW_BEFORE_SECONDS = 1800
-"""Feishu returns a new tenant token only when the current one has under 30 minutes left."""
 TIMEOUT_SECONDS = 15
+
+
+def feishu_api(
+    session: aiohttp.ClientSession,
+    config: FeishuSettings,
+    retry: HttpRetry | None = None,
+    rate: ChatRate | None = None,
+) -> FeishuApi:
+    return FeishuApi(
+        session,
+        base_url=config.api_url,
+        app_id=config.app_id,
+        app_secret=config.secret("app_secret"),
+        retry=retry or answering_retry(),
+        rate=rate,
+        timeout_seconds=TIMEOUT_SECONDS,
+        retries_logged_at=logging.WARNING,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,58 +52,8 @@ class BotInfo:
     name: str
 
 
-class TenantToken:
-    """The tenant access token, fetched once per expiry however many calls need it at once."""
-
-    def __init__(
-        self,
-        fetch: Callable[[], Any],
-        *,
-        clock: Callable[[], float] = time.monotonic,
-        renew_before: float = RENEW_BEFORE_SECONDS,
-    ) -> None:
-        self._fetch = fetch
-        self.clock = clock
-        self.renew_before = renew_before
-        self._token = ""
-        self._renew_at = 0.0
-        self._lock = asyncio.Lock()
-
-    async def get(self) -> str:
-        if self._token and self.clock() < self._renew_at:
-            return self._token
-        async with self._lock:
-            if not self._token or self.clock() >= self._renew_at:
-                token, expire = await self._fetch()
-                self._token = token
-                # At most half its life when it is short (tests, or a token nearly expired).
-                self._renew_at = self.clock() + max(expire - self.renew_before, expire / 2)
-        return self._token
-
-    def drop(self, token: str) -> None:
-        """Forget ``token`` (Feishu called it invalid), unless another call already replaced it."""
-        if self._token == token:
-            self._token = ""
-
-
-class FeishuApi:
-    def __init__(
-        self,
-        session: aiohttp.ClientSession,
-        *,
-        base_url: str,
-        app_id: str,
-        app_secret: str,
-        retry: ApiRetry | None = None,
-        rate: ChatRate | None = None,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.session = session
-        self.base_url = base_url.rstrip("/")
-        self._credentials = {"app_id": app_id, "app_secret": app_secret}
-        self.retry = retry or ApiRetry()
-        self.rate = rate or ChatRate()
-        self.token = TenantToken(self._fetch_token, clock=clock)
+class FeishuApi(FeishuOpenApi):
+    """The shared client with the bot's endpoints; built by :func:`feishu_api`."""
 
     # -- the endpoints ----------------------------------------------------------------------
 
@@ -160,115 +117,3 @@ class FeishuApi:
             page = str(body.get("page_token") or "")
             if not body.get("has_more") or not page:
                 return frozenset(found)
-
-    # -- the machinery ----------------------------------------------------------------------
-
-    async def call(
-        self,
-        method: str,
-        path: str,
-        *,
-        body: Mapping[str, Any] | None = None,
-        params: Mapping[str, str] | None = None,
-        rate_key: str = "",
-    ) -> dict[str, Any]:
-        """One API call with the token, retries and rate; the decoded body when ``code`` is 0."""
-        what = f"{method} {path}"
-        retrying = AsyncRetrying(
-            retry=retry_if_exception(is_transient),
-            stop=stop_after_attempt(self.retry.max_attempts),
-            wait=self.retry.wait(),
-            sleep=self.retry.sleep,
-            before_sleep=lambda state: logger.warning(
-                "feishu %s: %s; retry %d after %.1f s",
-                what,
-                _reason(state),
-                state.attempt_number,
-                state.upcoming_sleep,
-            ),
-            reraise=True,
-        )
-        async for attempt in retrying:
-            with attempt:
-                if rate_key:
-                    await self.rate.acquire(rate_key)
-                return await self._with_token(method, path, body, params)
-        msg = "unreachable: tenacity reraises the last error"
-        raise AssertionError(msg)  # pragma: no cover
-
-    async def _with_token(
-        self,
-        method: str,
-        path: str,
-        body: Mapping[str, Any] | None,
-        params: Mapping[str, str] | None,
-    ) -> dict[str, Any]:
-        token = await self.token.get()
-        try:
-            return await self._request(method, path, body, params, token)
-        except FeishuApiError as error:
-            if error.code not in INVALID_TOKEN_CODES:
-                raise
-            logger.warning(
-                "feishu %s %s: token refused (%d); fetching a new one", method, path, error.code
-            )
-            self.token.drop(token)
-            return await self._request(method, path, body, params, await self.token.get())
-
-    async def _request(
-        self,
-        method: str,
-        path: str,
-        body: Mapping[str, Any] | None,
-        params: Mapping[str, str] | None,
-        token: str | None,
-    ) -> dict[str, Any]:
-        headers = {"Content-Type": "application/json; charset=utf-8"}
-        if token is not None:
-            headers["Authorization"] = f"Bearer {token}"
-        async with self.session.request(
-            method,
-            self.base_url + path,
-            json=body,
-            params=params,
-            headers=headers,
-            timeout=aiohttp.ClientTimeout(total=TIMEOUT_SECONDS),
-        ) as response:
-            try:
-                data = await response.json(content_type=None)
-            except (ValueError, aiohttp.ContentTypeError):
-                data = None
-            if not isinstance(data, dict):
-                data = {"code": 0 if response.status < 400 else -1, "msg": response.reason or ""}
-            code = int(data.get("code") or 0)
-            if response.status >= 400 or code != 0:
-                msg = f"{method} {path}"
-                raise FeishuApiError(
-                    msg,
-                    status=response.status,
-                    code=code,
-                    msg=str(data.get("msg", "")),
-                    reset=_seconds(response.headers.get("x-ogw-ratelimit-reset")),
-                )
-            return data
-
-    async def _fetch_token(self) -> tuple[str, float]:
-        data = await self._request("POST", TOKEN_PATH, self._credentials, None, None)
-        token = str(data.get("tenant_access_token") or "")
-        if not token:
-            raise FeishuApiError(TOKEN_PATH, status=200, code=-1, msg="no tenant_access_token")
-        return token, float(data.get("expire") or 0)
-
-
-def _reason(state: RetryCallState) -> str:
-    error = state.outcome.exception() if state.outcome is not None else None
-    return describe(error) if error is not None else "?"
-
-
-def _seconds(value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        return None

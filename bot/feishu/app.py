@@ -22,10 +22,9 @@ from aiohttp import web
 from bot.answering import Answering
 from bot.audience import Audiences
 from bot.feishu.actions import Actions
-from bot.feishu.api import FeishuApi
+from bot.feishu.api import FeishuApi, feishu_api
 from bot.feishu.inbound import Gate
 from bot.feishu.longconn import LongConnection
-from bot.feishu.retry import API_ERRORS, ApiRetry, describe
 from bot.feishu.review_board import FeishuBoard
 from bot.feishu.server import EVENTS_PATH, FeishuEvents, Tasks, feishu_dedupe
 from bot.feishu.settings import FeishuSettings
@@ -33,7 +32,15 @@ from bot.metrics.exposition import Metrics
 from bot.ports import Answerer
 from bot.review.desk import ReviewDesk
 from bot.review.state import ReviewState
-from rag import GuardedRedis, ReviewedAnswers, ReviewRecord, ScopesFile
+from rag import (
+    HTTP_ERRORS,
+    GuardedRedis,
+    HttpRetry,
+    ReviewedAnswers,
+    ReviewRecord,
+    ScopesFile,
+    http_reason,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -87,9 +94,9 @@ async def _greet(events: FeishuEvents) -> None:
     """The bot's own open_id, fetched at start so wrong credentials show up in the log now."""
     try:
         logger.info("Feishu: bot open_id %s", await events.bot_open_id())
-    except API_ERRORS as error:  # the first event tries again
+    except HTTP_ERRORS as error:  # the first event tries again
         logger.error(
-            "Feishu: bot info unavailable (%s); check FEISHU_APP_ID/SECRET", describe(error)
+            "Feishu: bot info unavailable (%s); check FEISHU_APP_ID/SECRET", http_reason(error)
         )
 
 
@@ -110,18 +117,6 @@ async def _long_connection(
     return link
 
 
-def _api(
-    session: aiohttp.ClientSession, config: FeishuSettings, retry: ApiRetry | None
-) -> FeishuApi:
-    return FeishuApi(
-        session,
-        base_url=config.api_url,
-        app_id=config.app_id,
-        app_secret=config.secret("app_secret"),
-        retry=retry,
-    )
-
-
 def add_feishu(
     app: web.Application,
     config: FeishuSettings,
@@ -130,7 +125,7 @@ def add_feishu(
     redis: GuardedRedis | None,
     reviewed: ReviewedAnswers,
     log_questions: bool = False,
-    retry: ApiRetry | None = None,
+    retry: HttpRetry | None = None,
     scopes: ScopesFile | None = None,
     on_decision: Callable[[ReviewRecord], None] | None = None,
     metrics: Metrics | None = None,
@@ -150,7 +145,7 @@ def add_feishu(
     async def feishu(_: web.Application) -> AsyncIterator[None]:
         session = aiohttp.ClientSession()
         tasks = Tasks()
-        api = _api(session, config, retry)
+        api = feishu_api(session, config, retry)
         desk = review_desk(
             config, api, redis=redis, reviewed=reviewed, pipeline=pipeline, on_decision=on_decision
         )

@@ -27,7 +27,7 @@ from urllib.parse import parse_qs, urlparse
 import aiohttp
 
 from bot.feishu.frames import CONTROL, DATA, Frame, FrameError
-from bot.feishu.retry import FeishuApiError, Sleep, describe
+from rag import HTTP_ERRORS, HttpError, http_reason
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ class LongConnection:
         app_id: str,
         app_secret: str,
         dispatch: Dispatch,
-        sleep: Sleep = asyncio.sleep,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.session = session
         self.base_url = base_url.rstrip("/")
@@ -86,7 +86,7 @@ class LongConnection:
         code = int((data or {}).get("code", -1))
         if response.status != 200 or code != 0:
             msg = str((data or {}).get("msg", ""))
-            raise FeishuApiError(ENDPOINT_PATH, status=response.status, code=code, msg=msg)
+            raise HttpError(ENDPOINT_PATH, status=response.status, code=code, message=msg)
         self._configure(data["data"].get("ClientConfig") or {})
         return str(data["data"]["URL"])
 
@@ -103,7 +103,7 @@ class LongConnection:
             try:
                 await self._receive()
             except (aiohttp.ClientError, TimeoutError, FrameError) as error:
-                logger.warning("Feishu long connection lost: %s", describe(error))
+                logger.warning("Feishu long connection lost: %s", http_reason(error))
             finally:
                 pinger.cancel()
             await self._reconnect()
@@ -114,8 +114,8 @@ class LongConnection:
             try:
                 await self._connect()
                 return
-            except (aiohttp.ClientError, TimeoutError, FeishuApiError) as error:
-                logger.warning("Feishu long connection: reconnect failed (%s)", describe(error))
+            except HTTP_ERRORS as error:
+                logger.warning("Feishu long connection: reconnect failed (%s)", http_reason(error))
                 await self.sleep(self.reconnect_interval)
 
     async def _ping(self) -> None:

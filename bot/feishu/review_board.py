@@ -11,22 +11,19 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 
-import aiohttp
-
 from bot.feishu.api import FeishuApi
 from bot.feishu.cards import Card as FeishuCard
 from bot.feishu.cards import answer_cards, mention, text_cards
-from bot.feishu.retry import FeishuApiError, describe
 from bot.feishu.review_cards import decided_card, gap_card, review_card
 from bot.feishu.thread import reply_uuid
 from bot.ports import Card, NewCard, PostedCard
 from bot.review.records import Decision, Ticket
 from bot.review.texts import texts_for
-from rag import Answer, Hit, Provenance, detect_language, refusal_text
+from rag import HTTP_ERRORS, Answer, Hit, Provenance, detect_language, http_reason, refusal_text
 
 logger = logging.getLogger(__name__)
 
-ApiFailure = (FeishuApiError, aiohttp.ClientError, TimeoutError)
+ApiFailure = HTTP_ERRORS
 
 
 def outcome_cards(
@@ -76,13 +73,15 @@ class FeishuBoard:
         try:
             await self.api.patch(card.ts, built)
         except ApiFailure as error:
-            logger.error("review card %s (%s) not updated: %s", card.ts, review_id, describe(error))
+            logger.error(
+                "review card %s (%s) not updated: %s", card.ts, review_id, http_reason(error)
+            )
 
     async def members(self) -> frozenset[str] | None:
         try:
             return await self.api.members(self.review_chat)
         except ApiFailure as error:
-            logger.warning("members of %s unknown: %s", self.review_chat, describe(error))
+            logger.warning("members of %s unknown: %s", self.review_chat, http_reason(error))
             return None
 
     async def follow_up(
@@ -102,7 +101,7 @@ class FeishuBoard:
                 "review %s: asker's thread %s unreachable: %s",
                 ticket.review_id,
                 ticket.channel,
-                describe(error),
+                http_reason(error),
             )
             return False
         return True

@@ -32,10 +32,9 @@ from bot.feishu.actions import Actions
 from bot.feishu.api import FeishuApi
 from bot.feishu.inbound import Gate, Rejected
 from bot.feishu.messages import question
-from bot.feishu.retry import API_ERRORS
 from bot.feishu.thread import FeishuThread
 from bot.ports import Origin, Reply, Unreachable
-from rag import GuardedRedis, detect_language
+from rag import HTTP_ERRORS, GuardedRedis, detect_language
 
 logger = logging.getLogger(__name__)
 
@@ -164,7 +163,7 @@ class FeishuEvents:
         logger.info("feishu: not enabled in %s for %s", thread.asked.chat_id, user)
         try:
             await thread.reply(Reply(language, text=note))
-        except (*API_ERRORS, Unreachable):
+        except (*HTTP_ERRORS, Unreachable):
             logger.exception("could not tell %s that the chat is not enabled", user)
 
 

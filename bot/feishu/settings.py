@@ -22,6 +22,8 @@ from rag import EdgeSettings, SettingsError
 DEFAULT_API_URL = "https://open.feishu.cn"
 
 _APP_ID = re.compile(r"^cli_[0-9a-z]{8,}$")
+APP_ID_FORM = "cli_ and at least 8 lower-case letters or digits, such as cli_a1b2c3d4e5f60718"
+"""What :data:`_APP_ID` accepts, in the words of its error (a console's App IDs have 16)."""
 _CHAT_ID = re.compile(r"^oc_[0-9a-zA-Z]{8,}$")
 _OPEN_ID = re.compile(r"^ou_[0-9a-zA-Z]{8,}$")
 
@@ -29,7 +31,7 @@ _OPEN_ID = re.compile(r"^ou_[0-9a-zA-Z]{8,}$")
 def _app_id(raw: Any) -> str:
     text = str(raw)
     if not _APP_ID.match(text):
-        msg = f"FEISHU_APP_ID={text!r} is not an App ID (cli_…; 凭证与基础信息)"
+        msg = f"FEISHU_APP_ID={text!r} is not an App ID: {APP_ID_FORM} (凭证与基础信息)"
         raise SettingsError(msg)
     return text
 

@@ -21,10 +21,9 @@ from bot import texts
 from bot.feishu.api import FeishuApi
 from bot.feishu.cards import TICKET_CHARS, Card, answer_cards, button, refusal_cards, text_cards
 from bot.feishu.messages import Asked
-from bot.feishu.retry import API_ERRORS, FeishuApiError, describe
 from bot.ports import Reply, Unreachable
 from bot.review.texts import texts_for
-from rag import Answer, Language, Stage, model_failure_text
+from rag import HTTP_ERRORS, Answer, HttpError, Language, Stage, http_reason, model_failure_text
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +79,7 @@ class FeishuThread:
                 await self.api.patch(self.progress, card)
             else:
                 await self._reply(card, "failed")
-        except (*API_ERRORS, Unreachable):
+        except (*HTTP_ERRORS, Unreachable):
             logger.exception("could not tell %s that answering failed", self.asked.chat_id)
 
     async def _reply(self, card: Card, purpose: str) -> str:
@@ -91,18 +90,18 @@ class FeishuThread:
                 uuid=reply_uuid(self.asked.message_id, purpose),
                 chat=self.asked.chat_id,
             )
-        except API_ERRORS as error:
-            raise Unreachable(describe(error)) from error
+        except HTTP_ERRORS as error:
+            raise Unreachable(http_reason(error)) from error
 
     async def _replace_progress(self, first: Card) -> None:
         try:
             await self.api.patch(self.progress, first)
-        except FeishuApiError as error:
+        except HttpError as error:
             # Refused (deleted, too old, too large): reply instead, so the asker gets it.
             logger.warning(
                 "patching progress card %s in %s failed (%s); replying instead",
                 self.progress,
                 self.asked.chat_id,
-                describe(error),
+                http_reason(error),
             )
             await self._reply(first, "answer-0")

@@ -62,7 +62,12 @@ def run(config: Config) -> int:
         return asyncio.run(console_chat(composed.config, composed.services))
     from aiohttp import web
 
-    _announce(composed.config)
+    config = composed.config
+
+    async def announce(_: web.Application) -> None:  # once every platform has started
+        _announce(config)
+
+    composed.app.on_startup.append(announce)
     web.run_app(composed.app, port=composed.config.bot.port, access_log=None, print=None)
     return 0
 

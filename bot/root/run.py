@@ -23,11 +23,15 @@ def main() -> int:
         # .env.example's blank line means "unset", but prometheus-client reads the variable
         # itself, at import: present and empty, it would write its files to the working folder.
         del os.environ["PROMETHEUS_MULTIPROC_DIR"]
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
     try:
         config = read_config(os.environ)
+        # A server's log lines are its record; in the console chat they share the terminal with
+        # the answers (an INFO line once landed mid-chat), and what an operator needs there is
+        # printed as lines of its own: only warnings and errors are logged.
+        logging.basicConfig(
+            level=logging.WARNING if config.console else logging.INFO,
+            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        )
         if config.console:  # seconds of imports, then of reading a new folder: say so first
             print(f"Opening the index of {config.bot.rag.docs_dir}/ …", file=sys.stderr, flush=True)
         # The heavy half is imported only once the settings hold: that import is its cost.

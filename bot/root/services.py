@@ -35,8 +35,8 @@ from rag import (
 )
 
 if TYPE_CHECKING:  # the SDKs load only when a platform is served, not for the console
-    from bot.feishu.retry import ApiRetry
     from bot.slack.client import RateLimitRetry
+    from rag import HttpRetry
 
 REDIS_TIMEOUT_SECONDS = 0.5
 """Redis answers in a millisecond; waiting longer only delays replies while it is away."""
@@ -128,7 +128,7 @@ class Seams:
     records: RecordsFactory = question_records
     rate_limit: RateLimitRetry | None = None
     """Slack's 429 waits (``None``: slept as Slack asks)."""
-    feishu_retry: ApiRetry | None = None
+    feishu_retry: HttpRetry | None = None
     """The Open API client's retry waits (``None``: slept)."""
     with_review: bool = True
     """Off: no review desk, an unverified draft is refused (scenarios about answering alone)."""

@@ -1,6 +1,8 @@
 """Slack on the web app (SLACK_BOT_TOKEN): built at startup, closed at cleanup.
 
-    startup  HTTP session -> AsyncWebClient (SLACK_API_URL, 429 retry) -> review desk in
+    startup  HTTP session -> AsyncWebClient (SLACK_API_URL, 429 retry) -> auth.test: a refused
+             token stops start-up, the identity goes to /healthz (bot/slack/identity.py)
+             -> review desk in
              REVIEW_CHANNEL (bot/review/desk.py; its Slack side bot/slack/review_board.py)
              -> Bolt app (bot/slack/app.py) -> Socket Mode connected (SLACK_APP_TOKEN), or
              POST /slack/events served (bot/slack/server.py, routed by bot/root/web.py)
@@ -40,6 +42,7 @@ from bot.root.services import Seams
 from bot.slack.app import build_app
 from bot.slack.client import web_client
 from bot.slack.digest import poster
+from bot.slack.identity import TokenRefused, check_token
 from bot.slack.listeners import review
 from bot.slack.review_board import SlackReviewBoard
 from bot.slack.server import BOLT, BoltSlot
@@ -54,6 +57,8 @@ from rag import (
 )
 
 logger = logging.getLogger("citebot")
+
+UNKNOWN = "unknown: auth.test did not answer at start"
 
 BOLT_READS = ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET")
 """What ``AsyncApp()`` reads from ``os.environ`` on its own when it is not given them.
@@ -181,8 +186,10 @@ def add_slack(
     records: Background | None,
     follow_ups: Rewriter,
     metrics: Metrics,
+    identities: dict[str, object] | None = None,
 ) -> None:
-    """The Bolt app in ``app[BOLT]`` from startup on (the events route reads it there)."""
+    """The Bolt app in ``app[BOLT]`` from startup on (the events route reads it there);
+    ``identities["slack"]``: who the bot is in Slack (``auth.test``), for ``/healthz``."""
     settings = config.bot
     if settings.bot_token is None or settings.review_channel is None:
         msg = "Slack needs SLACK_BOT_TOKEN and REVIEW_CHANNEL (validated settings)"
@@ -196,6 +203,7 @@ def add_slack(
         client = web_client(
             token, base_url=settings.api_url, session=session, rate_limit=seams.rate_limit
         )
+        await _identify(client, session, identities)
         slot.bolt = slack_app(
             config,
             client=client,
@@ -224,6 +232,20 @@ def add_slack(
             await session.close()
 
     app.cleanup_ctx.append(slack)
+
+
+async def _identify(
+    client: AsyncWebClient, session: aiohttp.ClientSession, identities: dict[str, object] | None
+) -> None:
+    """``auth.test``: a refused token stops start-up (the session closed first); the identity
+    goes to ``identities["slack"]`` for ``/healthz``."""
+    try:
+        identity = await check_token(client)
+    except TokenRefused:
+        await session.close()
+        raise
+    if identities is not None:
+        identities["slack"] = UNKNOWN if identity is None else identity.describe()
 
 
 def weekly_digest(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 from aiohttp import web
@@ -55,9 +55,11 @@ def create_web_app(
             log_questions=settings.rag.log_questions,
         )
     app = web.Application()
+    identities: dict[str, object] = {}  # who the bot is on each platform, filled at startup
     _routes(
         app,
         config,
+        identities=identities,
         index=pipeline.index,
         redis=services.redis,
         sources=getattr(services.pipeline, "sources", None),
@@ -75,6 +77,7 @@ def create_web_app(
             records=records,
             follow_ups=rewriter(config, services.pipeline),
             metrics=services.metrics,
+            identities=identities,
         )
     if config.feishu is not None:
         add_feishu(
@@ -96,6 +99,7 @@ def _routes(
     app: web.Application,
     config: Config,
     *,
+    identities: Mapping[str, object],
     index: SourceIndex,
     redis: GuardedRedis | None,
     sources: Callable[[], list[dict[str, Any]]] | None,
@@ -111,6 +115,7 @@ def _routes(
         scopes_version=None if config.scopes is None else config.scopes.version,
         details=getattr(index, "describe", None),  # a live index says how fresh it is
         sources=sources,  # the wikis a live pipeline syncs (SOURCES_FILE)
+        identities=identities,
     )
     app.router.add_get(HEALTH_PATH, health)
     app.router.add_get(METRICS_PATH, metrics_handler(metrics))

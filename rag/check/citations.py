@@ -62,7 +62,7 @@ from rag.check.table_rows import misplaced
 from rag.check.totals import misstated_difference, unsummed
 from rag.check.yes_no import asks_yes_or_no
 from rag.language import Language, detect_language
-from rag.markers import cited_numbers
+from rag.markers import cited_numbers, values_in_parentheses
 from rag.messages import is_refusal_text
 from rag.problems import KINDS, Problem
 from rag.reading import claim_terms
@@ -103,10 +103,10 @@ def check(
     """Every problem with ``text``'s citations against ``hits`` (``[n]`` = ``hits[n - 1]``).
 
     ``question``, when given, grounds the numbers the asker supplied ("还剩 12 课时").
-    ``language``: the asker's, which problems are written in (default: the answer's).
-    """
+    ``language``: the asker's, which problems are written in (default: the answer's)."""
     if is_refusal_text(text):
         return Report()
+    text = values_in_parentheses(text, [hit.chunk.text for hit in hits])  # [200, 599] is no [n]
     yes_no = asks_yes_or_no(question)  # the question then grounds no names (rag.check.yes_no)
     say = ProblemTexts(language or detect_language(text), len(hits), question_names=not yes_no)
     problems: list[Problem] = []

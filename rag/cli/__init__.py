@@ -45,7 +45,20 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS if only is None else (only,):
         importlib.import_module(f"rag.cli.{name.replace('-', '_')}").add_parser(subparsers)
+    _describe(subparsers)
     return parser
+
+
+def _describe(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Each subcommand's ``--help`` opens with the line the command list shows for it (argparse
+    leaves a subparser without a description otherwise), its own subcommands' too."""
+    for listed in subparsers._choices_actions:
+        command = subparsers.choices[listed.dest]
+        if command.description is None and listed.help:
+            command.description = listed.help[0].upper() + listed.help[1:] + "."
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _describe(action)
 
 
 def _command(argv: Sequence[str]) -> str | None:

@@ -164,7 +164,10 @@ async def _judge_all(
         report = replace(report, problems=report.problems + outcome.problems)
         return replace(item, screening=replace(item.screening, report=report), judge=outcome)
 
-    return list(await asyncio.gather(*map(judged, screened, records)))
+    try:
+        return list(await asyncio.gather(*map(judged, screened, records)))
+    finally:
+        await judge.generator.aclose()  # the chat model's HTTP client, with its sockets
 
 
 def _screened(record: Record) -> Judged:

@@ -80,9 +80,14 @@ def chat_model(
         return ExtractiveChatModel(similarity=similarity)
     # Imported here: a second and a half of every command's start, needed only with an endpoint.
     from langchain_openai import ChatOpenAI
+    from openai import DefaultAsyncHttpxClient
 
     bound = token_bound_field(base_url)
     return ChatOpenAI(
+        # A client of its own, closed with the pipeline (:meth:`Generator.aclose`): without
+        # one, ChatOpenAI shares a process-wide cached client that nobody closes, whose
+        # keep-alive sockets outlived the pipeline ("unclosed socket" warnings).
+        http_async_client=DefaultAsyncHttpxClient(),
         base_url=base_url,
         api_key=api_key or SecretStr(NO_API_KEY),
         model=model or "",
@@ -123,6 +128,13 @@ def _log_retry(max_attempts: int, observer: Observer) -> Callable[[RetryCallStat
     return before_sleep
 
 
+async def close_models(*generators: Generator | None) -> None:
+    """Close the HTTP clients of the generators' chat models (:meth:`Generator.aclose`)."""
+    for generator in generators:
+        if generator is not None:
+            await generator.aclose()
+
+
 class Generator:
     """Calls the chat model once per question, retrying transient failures per the policy."""
 
@@ -141,6 +153,13 @@ class Generator:
         self.quotes_sources = isinstance(model, ExtractiveChatModel)
         """The offline answerer quotes the sources as written, under a lead-in in the asker's
         language: never asked again (the second request would hold no sources)."""
+
+    async def aclose(self) -> None:
+        """Close the model's HTTP client, when it has one of its own (:func:`chat_model`'s)."""
+        client = getattr(self.model, "http_async_client", None)
+        close = getattr(client, "aclose", None)
+        if close is not None:
+            await close()
 
     async def generate(self, messages: Sequence[BaseMessage]) -> str:
         """The model's reply text; raises :class:`GenerationError` when there is none."""

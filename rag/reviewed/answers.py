@@ -133,9 +133,16 @@ class ReviewedAnswers:
     def _withdrawn_key(self, digest: str, text_hash: str) -> str:
         return f"{self._prefix}withdrawn:{digest}:{text_hash}"
 
-    async def lookup(self, question: str, *, scope: str, index: ChunkSource) -> Answer | None:
+    async def lookup(
+        self, question: str, *, scope: str, index: ChunkSource, digest: str | None = None
+    ) -> Answer | None:
+        """``digest`` (here and in :meth:`is_rejected`, :meth:`is_withdrawn`): the question's
+        :func:`question_digest` when the caller has it already (the pipeline computes it once
+        a question, for the cache key too)."""
         try:
-            raw = await self._store.get(self._answer_key(question_digest(question, scope)))
+            raw = await self._store.get(
+                self._answer_key(digest or question_digest(question, scope))
+            )
         except RedisUnavailable:
             return None  # answered normally; the breaker has logged the outage
         record = None if raw is None else _decode(raw)
@@ -143,21 +150,25 @@ class ReviewedAnswers:
             return None
         return _rebuild(question, record, index)
 
-    async def is_rejected(self, question: str, *, scope: str, draft: str) -> bool:
+    async def is_rejected(
+        self, question: str, *, scope: str, draft: str, digest: str | None = None
+    ) -> bool:
         try:
             raw = await self._store.get(
-                self._rejection_key(question_digest(question, scope), draft)
+                self._rejection_key(digest or question_digest(question, scope), draft)
             )
         except RedisUnavailable:
             return False  # treated as a new draft; the breaker has logged the outage
         return raw is not None
 
-    async def is_withdrawn(self, question: str, *, scope: str, text: str) -> bool:
+    async def is_withdrawn(
+        self, question: str, *, scope: str, text: str, digest: str | None = None
+    ) -> bool:
         """Whether people voted this very text down for this question (and no reviewer has
         approved it since)."""
         try:
             raw = await self._store.get(
-                self._withdrawn_key(question_digest(question, scope), answer_hash(text))
+                self._withdrawn_key(digest or question_digest(question, scope), answer_hash(text))
             )
         except RedisUnavailable:
             return False  # served; the breaker has logged the outage

@@ -63,13 +63,16 @@ class BackfillWatch:
         )
 
     async def run(self) -> None:
-        """Progress lines until the backfill ends (then one line saying so); cancel to stop."""
+        """Progress lines until the backfill ends (then one line saying so); cancel to stop.
+        Started in full mode, it says nothing: :meth:`greeting` already said so."""
+        switches = self.lexical
         while self.lexical:
             state = self.live.holder.state
             if state.backfill_total:
                 self.line(state.backfill_done, state.backfill_total)
             await asyncio.sleep(self.poll_seconds)
-        self._say(f"Full mode: dense search on too, over {len(self.live.index):,} passages.")
+        if switches:
+            self._say(f"Full mode: dense search on too, over {len(self.live.index):,} passages.")
 
     def kept(self) -> str | None:
         """After a stop during the backfill: how many vectors the next start will not embed."""

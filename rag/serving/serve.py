@@ -42,7 +42,7 @@ from rag.settings import Settings
 from rag.storage.redis_guard import GuardedRedis
 
 if TYPE_CHECKING:  # the sync's HTTP client (aiohttp) loads only when there is SOURCES_FILE
-    from rag.sync.http import Retry
+    from rag.http.retry import HttpRetry
     from rag.sync.sources_file import SourcesFile
 
 FROM_SETTINGS = object()
@@ -69,7 +69,7 @@ def serve_pipeline(
     scopes: ScopeCatalog | None = None,
     full_index_first: bool = False,
     sources: SourcesFile | None = None,
-    sync_retry: Retry | None = None,
+    sync_retry: HttpRetry | None = None,
     progress: TextIO | None = None,
     observer: Observer = UNOBSERVED,
 ) -> LivePipeline:
@@ -149,7 +149,7 @@ def _with_sync(
     settings: Settings,
     refresher: Refresher,
     sources: SourcesFile | None,
-    retry: Retry | None,
+    retry: HttpRetry | None,
     observer: Observer,
 ) -> Callable[[], Awaitable[None]]:
     """``follow``, with SOURCES_FILE synced beside it every SYNC_SECONDS (when there is one and

@@ -17,8 +17,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from rag.http.retry import HttpRetry
 from rag.observer import UNOBSERVED, Observer
-from rag.sync.http import Retry
 from rag.sync.sources_file import SourcesFile
 from rag.sync.state import describe
 from rag.sync.sync_all import SyncBusy, sync_sources
@@ -35,7 +35,7 @@ class Syncing:
         index_dir: Path,
         every_seconds: float,
         on_change: Callable[[], None],
-        retry: Retry | None = None,
+        retry: HttpRetry | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         observer: Observer = UNOBSERVED,
     ) -> None:

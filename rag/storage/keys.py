@@ -20,7 +20,26 @@ each other's data when their prefixes differ and neither starts with the other.
 
 from __future__ import annotations
 
+from pydantic import SecretStr
+
 DEFAULT_KEY_PREFIX = "citebot:"
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+"""What redis-py accepts; anything else was a traceback at its first call."""
+
+
+def checked_redis_url(raw: object) -> object:
+    """REDIS_URL's value as given; a value redis-py would refuse with a traceback at its first
+    call is refused here, as every setting is: one line (``ValueError``, which the settings
+    report as it is), the URL shown without its password."""
+    url = raw.get_secret_value() if isinstance(raw, SecretStr) else str(raw)
+    if raw is None or url.lower().startswith(REDIS_SCHEMES):
+        return raw
+    shown = url if "@" not in url else "…@" + url.rsplit("@", 1)[1]
+    msg = (
+        f"REDIS_URL={shown!r} is not a Redis URL; set one such as redis://localhost:6379/0 (or "
+        "rediss://, unix://), or unset it to keep everything in this process"
+    )
+    raise ValueError(msg)
 
 
 def key_prefix_problem(prefix: str) -> str | None:

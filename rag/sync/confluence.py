@@ -25,8 +25,9 @@ from urllib.parse import urljoin
 
 import aiohttp
 
+from rag.http.json_api import JsonApi
+from rag.http.retry import HttpError, HttpRetry
 from rag.sync.confluence_markdown import storage_to_markdown
-from rag.sync.http import HttpError, JsonApi, Retry
 from rag.sync.source import Changes, Document, Entry, Forbidden, Gone, SourceError, newest, utc_iso
 from rag.sync.sources_file import ConfluenceCloud, ConfluenceDataCenter, SourceConfig
 
@@ -187,7 +188,7 @@ class ConfluenceDataCenterSource(_Confluence):
 
 
 def confluence_cloud(
-    config: SourceConfig, session: aiohttp.ClientSession, retry: Retry
+    config: SourceConfig, session: aiohttp.ClientSession, retry: HttpRetry
 ) -> ConfluenceCloudSource:
     settings = config.settings
     assert isinstance(settings, ConfluenceCloud)
@@ -203,7 +204,7 @@ def confluence_cloud(
 
 
 def confluence_data_center(
-    config: SourceConfig, session: aiohttp.ClientSession, retry: Retry
+    config: SourceConfig, session: aiohttp.ClientSession, retry: HttpRetry
 ) -> ConfluenceDataCenterSource:
     settings = config.settings
     assert isinstance(settings, ConfluenceDataCenter)

@@ -7,10 +7,8 @@
                                                             ``parent_node_token`` for children
     GET  /open-apis/docx/v1/documents/{id}/blocks           one document's blocks, paginated
 
-Token and rate limits as the bot's own Feishu client handles them: the tenant token is fetched
-on first use and again before it expires, an "invalid token" answer (99991661/3/4/5, 99991671)
-drops it and the call is made once more with a fresh one; HTTP 429 or code 99991400 waits the
-``x-ogw-ratelimit-reset`` seconds the gateway names (:mod:`rag.sync.http`). The node tree is
+Token, rate limits and retries are the bot's own Feishu client's (:mod:`rag.http.feishu`);
+credentials Feishu refuses fail the source with a line that says so. The node tree is
 walked once per sync and answers both ``changed`` (by each node's ``obj_edit_time``) and
 ``live``. Only docx nodes are documents; sheets, bitables, mind notes and old-style docs are
 skipped, their children are still walked; a shortcut is not synced again (its origin is).
@@ -18,88 +16,42 @@ skipped, their children are still walked; a shortcut is not synced again (its or
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
 
+from rag.http.feishu import CredentialsRefused, FeishuOpenApi
+from rag.http.retry import HttpError, HttpRetry
 from rag.sync.feishu_markdown import blocks_to_markdown
-from rag.sync.http import HttpError, JsonApi, Retry, seconds
 from rag.sync.source import Changes, Document, Entry, Forbidden, Gone, SourceError, newest, utc_iso
 from rag.sync.sources_file import FeishuWiki, SourceConfig
 
-TOKEN_PATH = "/open-apis/auth/v3/tenant_access_token/internal"
-INVALID_TOKEN = frozenset({99991661, 99991663, 99991664, 99991665, 99991671})
-RATE_LIMITED = 99991400
 NOT_FOUND = frozenset({1770002, 131005})
 """docx: document not found; wiki: node not found."""
 NO_PERMISSION = frozenset({1770032, 131006, 99991672})
 """docx: forbidden; wiki: permission denied; the app lacks the scope."""
-RENEW_BEFORE_SECONDS = 1800.0
-
-
-def feishu_check(what: str, status: int, body: Any, headers: Mapping[str, str]) -> HttpError | None:
-    """Feishu's errors come as ``code`` != 0, in a 200 as often as in an error status."""
-    code = int(body.get("code") or 0) if isinstance(body, dict) else (0 if status < 400 else -1)
-    if status < 400 and code == 0:
-        return None
-    message = str(body.get("msg") or "") if isinstance(body, dict) else ""
-    limited = status == 429 or code == RATE_LIMITED
-    return HttpError(
-        what,
-        status=429 if limited else (status if status >= 400 else 400),
-        message=message,
-        code=code,
-        wait=seconds(headers.get("x-ogw-ratelimit-reset")) if limited else None,
-    )
 
 
 class FeishuClient:
-    def __init__(
-        self,
-        api: JsonApi,
-        *,
-        app_id: str,
-        app_secret: str,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
+    """``get(path)``: the ``data`` of a GET through the shared Open API client."""
+
+    def __init__(self, api: FeishuOpenApi, *, credentials: str) -> None:
         self.api = api
-        self._credentials = {"app_id": app_id, "app_secret": app_secret}
-        self.clock = clock
-        self._token = ""
-        self._renew_at = 0.0
+        self.credentials = credentials
+        """Where the app id and secret come from (the variables SOURCES_FILE names)."""
 
     async def get(self, path: str, params: Mapping[str, str] | None = None) -> dict[str, Any]:
-        """``data`` of a GET, with the tenant token (renewed once if Feishu calls it invalid)."""
-        token = await self._tenant_token()
         try:
-            body = await self.api.request("GET", path, params=params, headers=_bearer(token))
-        except HttpError as error:
-            if error.code not in INVALID_TOKEN:
-                raise
-            self._token = ""
-            body = await self.api.request(
-                "GET", path, params=params, headers=_bearer(await self._tenant_token())
+            body = await self.api.call("GET", path, params=params)
+        except CredentialsRefused as error:
+            msg = (
+                f"Feishu refused the app's credentials ({error.code}: {error.message}); check "
+                f"{self.credentials}"
             )
+            raise SourceError(msg) from error
         return dict(body.get("data") or {})
-
-    async def _tenant_token(self) -> str:
-        if self._token and self.clock() < self._renew_at:
-            return self._token
-        body = await self.api.request("POST", TOKEN_PATH, body=self._credentials)
-        token, expire = str(body.get("tenant_access_token") or ""), float(body.get("expire") or 0)
-        if not token:
-            msg = "Feishu gave no tenant_access_token; check the app id and secret"
-            raise SourceError(msg)
-        self._token = token
-        self._renew_at = self.clock() + max(expire - RENEW_BEFORE_SECONDS, expire / 2)
-        return token
-
-
-def _bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,14 +177,17 @@ class FeishuWikiSource:
 
 
 def feishu_wiki(
-    config: SourceConfig, session: aiohttp.ClientSession, retry: Retry
+    config: SourceConfig, session: aiohttp.ClientSession, retry: HttpRetry
 ) -> FeishuWikiSource:
     settings = config.settings
     assert isinstance(settings, FeishuWiki)
-    api = JsonApi(session, settings.api_url or config.api_url, retry=retry, check=feishu_check)
-    client = FeishuClient(
-        api,
+    api = FeishuOpenApi(
+        session,
+        base_url=settings.api_url or config.api_url,
         app_id=config.secret("app_id_env"),
         app_secret=config.secret("app_secret_env"),
+        retry=retry,
     )
+    names = f"{settings.app_id_env} and {settings.app_secret_env}"
+    client = FeishuClient(api, credentials=names)
     return FeishuWikiSource(config.name, client, settings.spaces, settings.site)

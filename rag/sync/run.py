@@ -23,8 +23,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from rag.http.retry import http_reason
 from rag.sync import files
-from rag.sync.http import reason
 from rag.sync.source import Document, Entry, Forbidden, Gone, Source, SourceError
 from rag.sync.state import LastSync, SourceState, Synced, load_state, save_state
 
@@ -75,7 +75,7 @@ async def sync_source(
         changes = await source.changed(state.cursor)
         live = {entry.id: entry for entry in await source.live()}
     except Exception as error:  # noqa: BLE001 - any listing failure keeps every copy
-        why = str(error) if isinstance(error, SourceError) else f"{reason(error)}: {error}"
+        why = str(error) if isinstance(error, SourceError) else f"{http_reason(error)}: {error}"
         logger.warning("sync %s failed; kept the last good copy: %s", source.name, why)
         state.last = LastSync(_now(), "failed", error=why, calls=_calls(source))
         state.last.seconds = round(time.perf_counter() - started, 3)
@@ -168,7 +168,7 @@ class _Writer:
         return path
 
     def _failed(self, what: str, error: Exception) -> None:
-        why = str(error) if isinstance(error, SourceError) else reason(error)
+        why = str(error) if isinstance(error, SourceError) else http_reason(error)
         logger.warning("sync %s: %s failed (kept the last copy): %s", self.source.name, what, why)
         self.last.failed.append((what, why))
 

@@ -14,15 +14,15 @@ import aiohttp
 from filelock import FileLock, Timeout
 
 from rag.errors import CitebotError
+from rag.http.retry import HttpRetry
 from rag.sync.confluence import confluence_cloud, confluence_data_center
 from rag.sync.feishu import feishu_wiki
-from rag.sync.http import Retry
 from rag.sync.run import Summary, sync_source
 from rag.sync.source import Source
 from rag.sync.sources_file import SourceConfig, SourcesFile
 from rag.sync.state import SYNC_FOLDER, load_state
 
-Builder = Callable[[SourceConfig, aiohttp.ClientSession, Retry], Source]
+Builder = Callable[[SourceConfig, aiohttp.ClientSession, HttpRetry], Source]
 BUILDERS: dict[str, Builder] = {
     "confluence-cloud": confluence_cloud,
     "confluence-dc": confluence_data_center,
@@ -40,7 +40,7 @@ async def sync_sources(
     docs_dir: Path,
     index_dir: Path,
     only: str | None = None,
-    retry: Retry | None = None,
+    retry: HttpRetry | None = None,
     progress: bool = False,
     wait_seconds: float = 0.0,
 ) -> list[Summary]:
@@ -58,7 +58,7 @@ async def sync_sources(
         summaries = []
         async with aiohttp.ClientSession() as session:
             for config in chosen:
-                source = BUILDERS[config.kind](config, session, retry or Retry())
+                source = BUILDERS[config.kind](config, session, retry or HttpRetry())
                 taken = _taken(sources, config.name, index_dir)
                 summaries.append(
                     await sync_source(source, docs_dir, index_dir, taken=taken, progress=progress)

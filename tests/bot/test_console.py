@@ -120,11 +120,20 @@ async def test_an_unverified_draft_is_shown_to_the_operator_under_the_honest_not
     await chat(_Answerer(), io.StringIO("转班要钱吗\n"), out, greeting="hello")
     assert out.getvalue().splitlines()[1:] == [
         "> 转班要钱吗",
-        texts.UNVERIFIED["zh"],
+        texts.UNVERIFIED_CONSOLE["zh"],
         "  [unverified draft, not shown to Slack users]",
         "  转班免费[1]。",
         "  - 第 1 句没有出处支持",
     ]
+
+
+async def test_the_console_promises_no_reply_that_cannot_come() -> None:
+    """Told "稍后在这里回复你", an operator waited for a reply no reviewer could ever send to a
+    terminal: the console says what happens to the draft instead."""
+    out = io.StringIO()
+    await chat(_Answerer(), io.StringIO("转班要钱吗\n"), out, greeting="hello")
+    assert "稍后在这里回复你" not in out.getvalue()
+    assert "控制台没有复核，这里也不会再有回复" in out.getvalue()
 
 
 async def test_a_long_question_is_cut_and_the_asker_told_above_the_answer() -> None:

@@ -17,6 +17,7 @@ from bot.root.config import Config
 from bot.root.services import Seams, Services, redis_client, reviewed_answers, rewriter
 from bot.root.web import create_web_app
 from bot.settings import BotSettings
+from bot.slack.identity import TokenRefused
 from bot.slack.server import EVENTS_PATH, HEALTH_PATH
 from rag import GuardedRedis
 from rag.cache.answers import MemoryCache
@@ -26,7 +27,7 @@ from rag.pipeline import Pipeline
 from rag.search.index import Index
 from rag.serving.live import LivePipeline
 from rag.settings import Settings
-from tests.fakes.slack_api import BOT_TOKEN, FakeSlackApi
+from tests.fakes.slack_api import BOT_ID, BOT_TOKEN, BOT_USER_ID, TEAM_ID, FakeSlackApi
 from tests.scenarios.harness import REVIEW_CHANNEL, SIGNING_SECRET, sample_index, threshold
 
 
@@ -118,8 +119,58 @@ async def test_healthz_says_whether_redis_answers(served: tuple[str, list[str]])
         async with http.get(dead) as response:
             down = json.loads(await response.text())
     assert (up["redis"], up["status"]) == ("ok", "ok")
+    # Who the bot is in Slack, from auth.test at start (the fake's canned bot).
+    assert up["slack"] == {
+        "team": "citebot test",
+        "team_id": TEAM_ID,
+        "bot_user": "citebot",
+        "bot_user_id": BOT_USER_ID,
+        "bot_id": BOT_ID,
+    }
     assert (down["redis"], down["status"]) == ("unreachable", "degraded")
     assert "redis://" not in json.dumps([up, down])
+
+
+async def test_a_token_slack_refuses_stops_start_up_with_one_line(
+    slack_api: FakeSlackApi, index: Index
+) -> None:
+    """A well-formed but wrong token once started the bot with /healthz saying ok."""
+    slack_api.refused_tokens.add(BOT_TOKEN)
+    runner = web.AppRunner(_app(_settings(slack_api), index), access_log=None)
+    with pytest.raises(TokenRefused) as refused:
+        await runner.setup()
+    await runner.cleanup()
+    assert str(refused.value).startswith("SLACK_BOT_TOKEN was refused by Slack (invalid_auth)")
+    assert "\n" not in str(refused.value)
+    assert BOT_TOKEN not in str(refused.value)
+    assert [call.method for call in slack_api.calls] == ["auth.test"]  # nothing else tried
+
+
+async def test_slack_unreachable_at_start_still_starts_and_says_the_identity_is_unknown(
+    index: Index,
+) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        nobody = f"http://127.0.0.1:{sock.getsockname()[1]}/api/"
+    settings = BotSettings(
+        rag=Settings(),
+        bot_token=BOT_TOKEN,
+        signing_secret=SIGNING_SECRET,
+        api_url=nobody,
+        review_channel=REVIEW_CHANNEL,
+    )
+    runner = web.AppRunner(_app(settings, index, with_review=False), access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        async with aiohttp.ClientSession() as http:
+            url = f"http://127.0.0.1:{runner.addresses[0][1]}{HEALTH_PATH}"
+            async with http.get(url) as response:
+                health = json.loads(await response.text())
+    finally:
+        await runner.cleanup()
+    assert health["slack"] == "unknown: auth.test did not answer at start"
 
 
 def _feishu() -> FeishuSettings:

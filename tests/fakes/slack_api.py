@@ -2,7 +2,8 @@
 
 The app under test reaches it through ``SLACK_API_URL`` exactly as it reaches slack.com:
 ``AsyncWebClient(token, base_url=fake.url)``. Where clients notice, it behaves like Slack:
-Bearer auth (``xoxb-…`` valid, anything else ``invalid_auth``), HTTP 200 with ``ok:false`` for
+Bearer auth (``xoxb-…`` valid unless in ``refused_tokens``, anything else ``invalid_auth``,
+none ``not_authed``), HTTP 200 with ``ok:false`` for
 errors, HTTP 429 + ``Retry-After`` when rate limited, Block Kit limits enforced
 (:mod:`tests.fakes.slack_blocks`), a message store that ``chat.update`` edits, single-use
 ``trigger_id`` that expire. Faults are injected per method and count-limited::
@@ -103,6 +104,9 @@ class FakeSlackApi:
     """Accepted ``assistant.threads.setStatus`` calls (an empty status clears)."""
     suggested: list[Args] = field(default_factory=list)
     """Accepted ``assistant.threads.setSuggestedPrompts`` calls."""
+    refused_tokens: set[str] = field(default_factory=set)
+    """Well-formed bot tokens Slack does not know (revoked, another app's): ``invalid_auth``
+    for every method, ``auth.test`` included, as Slack answers them."""
 
     def __post_init__(self) -> None:
         self.socket_mode = SocketModeLink()
@@ -271,7 +275,7 @@ class FakeSlackApi:
             if not token.startswith("xapp-"):
                 return {"ok": False, "error": "invalid_auth"}
             return {"ok": True, "url": f"ws://127.0.0.1:{self._port}/link/?ticket=1"}
-        if not token.startswith("xoxb-"):
+        if not token.startswith("xoxb-") or token in self.refused_tokens:
             return {"ok": False, "error": "invalid_auth"}
         handler = self._methods.get(method)
         if handler is None:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import rag.language
+import rag.questions
 from bot.answering import Answering
 from bot.ports import Origin, Reply
 from rag.cache.answers import MemoryCache
@@ -189,3 +190,41 @@ async def test_the_language_given_is_the_one_answered_in(index: Index, threshold
     result = await make_pipeline(index, threshold, model).answer(IN_KB, language="en")
     assert result.language == "en"
     assert "Answer in English" in str(model.prompts[0][-1].content)
+
+
+# --- the question digested once ----------------------------------------------------------
+
+
+@pytest.fixture
+def digests(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every question_digest call in rag, by the question it was asked about."""
+    seen: list[str] = []
+    real = rag.questions.question_digest
+
+    def counting(question: str, scope: str) -> str:
+        seen.append(question)
+        return real(question, scope)
+
+    for name, module in list(sys.modules.items()):
+        if name.split(".")[0] == "rag" and getattr(module, "question_digest", None) is real:
+            monkeypatch.setattr(module, "question_digest", counting)
+    return seen
+
+
+async def test_a_question_is_digested_once_for_the_cache_and_the_reviewed_answers(
+    index: Index, threshold: float, digests: list[str]
+) -> None:
+    """The cache key, the reviewed-answer lookup and the withdrawn and rejected checks that
+    settle the result all key on the same digest: it was computed four times a question."""
+    walk = Walk()
+    pipeline = _pipeline(index, threshold, UNCHECKED, walk)
+    assert isinstance(await pipeline.answer(IN_KB), Unverified)
+    assert pipeline.reviewed is not None
+    await pipeline.reviewed.reject(
+        IN_KB, scope="all", draft=UNCHECKED, reviewer="U1", at=datetime.now(UTC)
+    )
+    digests.clear()
+    walk.steps.clear()
+    assert isinstance(await pipeline.answer(IN_KB), Refusal)
+    assert walk.steps == ["reviewed:lookup", "cache", "stages", "reviewed:rejected?"]
+    assert digests == [IN_KB]

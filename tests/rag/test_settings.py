@@ -57,6 +57,17 @@ def test_building_settings_directly_never_reads_the_environment(
         ({"LLM_MAX_ATTEMPTS": "1.5"}, "LLM_MAX_ATTEMPTS='1.5' must be a whole number"),
         ({"LLM_TIMEOUT_SECONDS": "0"}, "LLM_TIMEOUT_SECONDS='0' must be a number >= 0.1"),
         ({"MIN_SCORE": "nan"}, "MIN_SCORE='nan' must be a number"),
+        # Relevance scores centre on 0: the example is a plausible threshold, not 0 or 0.5.
+        (
+            {"MIN_SCORE": "high"},
+            "MIN_SCORE='high' is not a number; set it to a number such as -0.2",
+        ),
+        (
+            {"REDIS_URL": "notaurl"},
+            "REDIS_URL='notaurl' is not a Redis URL; set one such as redis:",
+        ),
+        ({"REDIS_URL": "localhost:6379"}, "REDIS_URL='localhost:6379' is not a Redis URL"),
+        ({"REDIS_URL": "http://:pw@cache:6379"}, "REDIS_URL='…@cache:6379' is not a Redis URL"),
         ({"EMBEDDINGS": "bert"}, "EMBEDDINGS='bert' is not known; use e5 (default), none or"),
         ({"LLM_API_KEY": "sk-1"}, "LLM_MODEL is required when LLM_BASE_URL or LLM_API_KEY"),
         ({"EMBEDDINGS": "openai"}, "EMBEDDINGS_MODEL is required when EMBEDDINGS=openai"),

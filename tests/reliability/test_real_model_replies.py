@@ -41,8 +41,8 @@ _OPEN: list[Pipeline] = []
 @pytest.fixture(autouse=True)
 async def _close_clients() -> AsyncIterator[None]:
     yield
-    while _OPEN:  # the OpenAI client the settings built: its connections closed with the test
-        await _OPEN.pop().generator.model.root_async_client.close()  # type: ignore[attr-defined]
+    while _OPEN:  # the chat model's HTTP client the settings built, closed with the test
+        await _OPEN.pop().aclose()
 
 
 def _pipeline(server: FakeOpenAIServer, index: Index, **env: str) -> Pipeline:

@@ -94,7 +94,7 @@ async def test_unsigned_forged_and_replayed_requests_get_401_and_cause_no_slack_
             for name, headers in forged_headers(body).items()
         }
         await bot.idle()
-        assert [call.method for call in slack_api.calls] == []
+        assert [call.method for call in slack_api.calls] == ["auth.test"]  # only at start
         assert set(statuses.values()) == {401}, statuses
         assert await bot.post(body, {"Content-Type": content_type, **sign(body)}) != 401
 

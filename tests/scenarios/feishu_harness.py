@@ -19,8 +19,8 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from bot.feishu.retry import ApiRetry
 from bot.records import Background
+from rag import answering_retry
 from rag.search.index import Index
 from tests.fakes.feishu_api import APP_ID, APP_SECRET, FakeFeishuApi, Message
 from tests.fakes.feishu_events import ENCRYPT_KEY, VERIFICATION_TOKEN, Delivery, FeishuEvents
@@ -148,6 +148,6 @@ async def start_feishu(
 
     pipeline = hashing_pipeline(index, model=model, min_score=min_score)
     async with compose(
-        env, pipeline=pipeline, feishu_retry=ApiRetry(sleep=record), records=records
+        env, pipeline=pipeline, feishu_retry=answering_retry(sleep=record), records=records
     ) as served:
         yield FeishuBot(feishu, FeishuEvents(f"{served.url}/feishu/events"), waits)

@@ -34,12 +34,12 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 from slack_sdk.signature import SignatureVerifier
 
-from bot.feishu.retry import ApiRetry
 from bot.records import Background
 from bot.root import compose as root
 from bot.root.services import ClosablePipeline, Seams
 from bot.slack.client import RateLimitRetry
 from bot.slack.server import BOLT
+from rag import HttpRetry, answering_retry
 from rag.cache.answers import MemoryCache
 from rag.generate.extractive import ExtractiveChatModel
 from rag.generate.llm import Generator
@@ -277,7 +277,7 @@ async def compose(
     *,
     pipeline: PipelineFactory | None = None,
     with_review: bool = True,
-    feishu_retry: ApiRetry | None = None,
+    feishu_retry: HttpRetry | None = None,
     records: Background | None = None,
 ) -> AsyncIterator[Served]:
     """The app ``python -m bot`` runs, composed from ``env`` by the same function
@@ -291,7 +291,7 @@ async def compose(
         env = {"INDEX_DIR": index_dir, **env}
         seams = Seams(
             rate_limit=RateLimitRetry(sleep=_no_wait, jitter=0),
-            feishu_retry=feishu_retry or ApiRetry(sleep=_no_wait),
+            feishu_retry=feishu_retry or answering_retry(sleep=_no_wait),
             with_review=with_review,
         )
         if pipeline is not None:

@@ -170,3 +170,22 @@ async def test_ctrl_c_ends_the_console_without_waiting_for_the_batch_saying_what
     kept = int(re.findall(r"kept (\d+) of 46", terminal.seen)[-1])
     assert BATCH < kept < 46
     assert "Traceback" not in terminal.seen
+
+
+async def test_a_console_started_in_full_mode_says_so_once(
+    folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/ is embedded before the first answer: "Full mode: …" was printed twice, by the
+    greeting and again by the progress lines' "switched" line."""
+    terminal = Terminal(monkeypatch)
+    embeddings = Gated()
+    embeddings.gate.set()
+    services, config = started(folders, embeddings)
+    chat = asyncio.create_task(console_chat(config, services))  # type: ignore[arg-type]
+    terminal.type(QUESTION)
+    await terminal.until("4800")
+    terminal.typing.close()  # Ctrl-D
+    assert await asyncio.wait_for(chat, 30) == 0
+    terminal.close()
+    assert terminal.err.getvalue().count("Full mode") == 1, terminal.err.getvalue()
+    assert "Lexical mode" not in terminal.seen

@@ -8,7 +8,8 @@ import aiohttp
 import pytest
 
 from bot.feishu.api import FeishuApi
-from bot.feishu.retry import ApiRetry, ChatRate, FeishuApiError
+from rag import ChatRate, HttpError, answering_retry
+from rag.http.feishu import CredentialsRefused
 from tests.fakes.clock import FakeClock
 from tests.fakes.feishu_api import APP_ID, APP_SECRET, BOT_OPEN_ID, FakeFeishuApi
 
@@ -50,7 +51,7 @@ def _api(
         base_url=feishu.url,
         app_id=APP_ID,
         app_secret=APP_SECRET,
-        retry=ApiRetry(sleep=waits),
+        retry=answering_retry(sleep=waits),
         rate=ChatRate(sleep=waits, clock=clock or FakeClock()),
         clock=clock or FakeClock(),
     )
@@ -97,7 +98,7 @@ async def test_a_token_refused_twice_is_an_error_not_a_loop(
     feishu: FakeFeishuApi, session: aiohttp.ClientSession
 ) -> None:
     feishu.fail("bot_info", status=400, code=99991663, times=2)
-    with pytest.raises(FeishuApiError) as caught:
+    with pytest.raises(HttpError) as caught:
         await _api(feishu, session, Waits()).bot_info()
     assert caught.value.code == 99991663
     assert len(feishu.calls_to("bot_info")) == 2
@@ -133,7 +134,7 @@ async def test_server_errors_are_retried_and_bad_requests_are_not(
     await api.bot_info()
     assert len(waits.seconds) == 2
     feishu.fail("bot_info", status=400, code=230002, times=1)
-    with pytest.raises(FeishuApiError) as caught:
+    with pytest.raises(HttpError) as caught:
         await api.bot_info()
     assert caught.value.code == 230002
     assert len(waits.seconds) == 2
@@ -143,10 +144,10 @@ async def test_server_errors_stop_after_the_last_attempt(
     feishu: FakeFeishuApi, session: aiohttp.ClientSession
 ) -> None:
     feishu.fail("bot_info", status=503, times=10)
-    with pytest.raises(FeishuApiError) as caught:
+    with pytest.raises(HttpError) as caught:
         await _api(feishu, session, Waits()).bot_info()
     assert caught.value.status == 503
-    assert len(feishu.calls_to("bot_info")) == ApiRetry().max_attempts
+    assert len(feishu.calls_to("bot_info")) == answering_retry().max_attempts
 
 
 async def test_a_reply_lands_in_the_question_thread_once_per_uuid(
@@ -165,7 +166,7 @@ async def test_a_card_too_large_is_refused_without_retry(
     feishu: FakeFeishuApi, session: aiohttp.ClientSession
 ) -> None:
     big = {**CARD, "body": {"elements": [{"tag": "markdown", "content": "字" * 20_000}]}}
-    with pytest.raises(FeishuApiError) as caught:
+    with pytest.raises(HttpError) as caught:
         await _api(feishu, session, Waits()).send("oc_1", big, uuid="big")
     assert caught.value.code == 230025
     assert len(feishu.calls_to("send")) == 1
@@ -206,3 +207,24 @@ async def test_sends_to_one_chat_are_spaced_to_five_a_second() -> None:
     assert waits == []
     await rate.acquire("chat:oc_1")
     assert waits == [1.0]
+
+
+async def test_a_wrong_app_secret_is_refused_credentials_asked_once(
+    feishu: FakeFeishuApi, session: aiohttp.ClientSession
+) -> None:
+    """The bot and the wiki sync share the client (rag.FeishuOpenApi): both tell a refused
+    app secret from an endpoint's own error, and neither retries it."""
+    waits = Waits()
+    api = FeishuApi(
+        session,
+        base_url=feishu.url,
+        app_id=APP_ID,
+        app_secret="not-the-secret",
+        retry=answering_retry(sleep=waits),
+    )
+    with pytest.raises(CredentialsRefused) as caught:
+        await api.bot_info()
+    assert (caught.value.code, caught.value.message) == (10014, "app secret invalid")
+    assert len(feishu.calls_to("token")) == 1
+    assert feishu.calls_to("bot_info") == []
+    assert waits.seconds == []

@@ -54,6 +54,18 @@ def test_a_bad_value_is_one_clear_error(change: dict[str, str], message: str) ->
         FeishuSettings.from_env({**BASE, **change})
 
 
+@pytest.mark.parametrize(
+    "app_id", ["cli_x", "cli_A1B2C3D4E5F60718", "a1b2c3d4e5f60718", "cli_1234567"]
+)
+def test_an_app_id_the_check_refuses_is_one_its_hint_excludes(app_id: str) -> None:
+    """'cli_x' was refused with the hint "(cli_…)", which it matches: the hint now says what
+    the check wants, and a value shaped as the hint says passes."""
+    with pytest.raises(SettingsError) as caught:
+        FeishuSettings.from_env({**BASE, "FEISHU_APP_ID": app_id})
+    assert "at least 8 lower-case letters or digits" in str(caught.value)
+    assert FeishuSettings.from_env({**BASE, "FEISHU_APP_ID": "cli_12345678"}) is not None
+
+
 def test_the_long_connection_needs_only_the_app_secret() -> None:
     env = {"FEISHU_APP_ID": BASE["FEISHU_APP_ID"], "FEISHU_APP_SECRET": "s", "FEISHU_MODE": "WS"}
     config = FeishuSettings.from_env(env)

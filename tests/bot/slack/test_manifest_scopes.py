@@ -22,6 +22,7 @@ METHOD_SCOPES: dict[str, set[str]] = {
     "chat.postEphemeral": {"chat:write"},
     "chat.update": {"chat:write"},
     "chat.delete": {"chat:write"},
+    "auth.test": set(),  # no scope: who the token belongs to, asked at start
     "chat.getPermalink": set(),  # no scope
     "views.open": set(),
     "views.publish": set(),

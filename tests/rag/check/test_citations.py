@@ -272,6 +272,32 @@ def test_a_report_without_problems_is_ok_and_lists_messages_in_order() -> None:
     assert report.messages[0] == "引用了不存在的编号 [7]，本次只提供了 1~3"
 
 
+HEALTH_CHECKS = (
+    "| 参数 | 默认值 | 描述 |\n| --- | --- | --- |\n"
+    "| healthy.http_statuses | [200, 599] | 主动检查时认为健康的 HTTP 状态码范围 |\n"
+    "| unhealthy.http_failures | 5 | 连续失败几次后节点被标记为不健康 |"
+)
+
+
+def test_a_value_range_copied_from_a_source_is_not_a_citation() -> None:
+    """A correct answer once went to review for "引用了不存在的编号 [200]": the range
+    ``[200, 599]`` of a configuration table was read as citations [200] and [599]."""
+    hits = [make_hit(HEALTH_CHECKS)]
+    answer = "主动检查时认为健康的 HTTP 状态码范围是 [200, 599][1]。"
+    assert check(answer, hits).ok
+    in_a_table = "| 参数 | 默认值 |\n| --- | --- |\n| healthy.http_statuses | [200, 599] [1] |"
+    assert check(in_a_table, hits).ok
+
+
+def test_a_bracket_no_source_writes_is_still_a_citation_to_check() -> None:
+    hits = [make_hit(HEALTH_CHECKS)]
+    assert kinds("主动检查时认为健康的 HTTP 状态码范围是 [200, 598][1]。", hits) == [
+        "unknown_reference",
+        "unknown_reference",
+    ]
+    assert kinds("连续失败 5 次后节点被标记为不健康[2]。", hits) == ["unknown_reference"]
+
+
 def test_an_answer_with_no_sources_at_all_says_none_were_provided() -> None:
     report = check("退费时收取 5% 的手续费[1]。", [])
     assert report.messages[0] == "引用了不存在的编号 [1]，本次没有提供任何资料"
@@ -322,7 +348,8 @@ def test_a_table_header_and_a_closing_wish_need_no_citation() -> None:
     table = "| 级别 | 课程费（单独报读） |\n| --- | :---: |\n| 入门级 | 3600 元 [1] |"
     assert check(table, hits).ok
     assert check("入门级课程费 3600 元[1]。祝您学习愉快！", hits).ok
-    assert kinds("入门级课程费 3600 元[1]。祝你好运，流利级只要 800 元！", hits) != []
+    wish_with_a_claim = "入门级课程费 3600 元[1]。祝你好运，流利级只要 800 元！"
+    assert kinds(wish_with_a_claim, hits) == ["no_citation", "ungrounded_number"]
 
 
 LEAVE = "Full-time staff receive 20 days of leave. After five years they receive 25 days."
@@ -340,7 +367,8 @@ def test_a_short_line_under_a_table_that_points_back_cites_for_it() -> None:
     listed = "- Full-time staff: 20 days\n- After five years: 25 days"
     assert check(f"{listed}\n\n(Source for the list above: [1])", [make_hit(LEAVE)]).ok
     assert check(f"{listed}\n\nThe above is from the leave policy [1].", [make_hit(LEAVE)]).ok
-    assert kinds(f"{table}\n\n流利级最受欢迎[1]。", hits) != [], "a claim of its own covers nothing"
+    # A claim of its own covers nothing: both rows are left uncited.
+    assert kinds(f"{table}\n\n流利级最受欢迎[1]。", hits) == ["no_citation", "no_citation"]
 
 
 def test_a_list_under_an_uncited_lead_in_is_not_covered() -> None:

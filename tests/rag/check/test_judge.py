@@ -148,6 +148,7 @@ async def test_a_judge_reply_is_bounded_and_a_cut_one_sends_the_answer_to_review
     # A server other than OpenAI's gets the field llama.cpp's servers read, and only that one.
     assert request.params["max_tokens"] == 64
     assert "max_completion_tokens" not in request.params
+    await judge.generator.aclose()  # its HTTP client, which no pipeline closes here
 
 
 @pytest.mark.parametrize(
@@ -164,6 +165,7 @@ async def test_a_chinese_askers_card_says_in_chinese_why_the_judge_gave_no_verdi
     judge = judge_from_settings(_judge_settings(openai_server, "64"))
     assert judge is not None
     outcome = await judge.review(FAITHFUL, [make_hit(SOURCE)], language="zh")
+    await judge.generator.aclose()
     [problem] = outcome.problems
     assert problem.message == f"模型审核没有给出结论（{reason}），请人工核对"
 
@@ -172,9 +174,9 @@ async def test_the_bound_is_the_judges_only_answers_are_not_cut(
     openai_server: FakeOpenAIServer,
 ) -> None:
     openai_server.script("Full-time employees receive 20 days of paid annual leave [1]. " * 3)
-    answer = await generator_from_settings(_judge_settings(openai_server, "64")).generate(
-        [HumanMessage("How much leave?")]
-    )
+    generator = generator_from_settings(_judge_settings(openai_server, "64"))
+    answer = await generator.generate([HumanMessage("How much leave?")])
+    await generator.aclose()
     assert answer.count("20 days") == 3
     assert "max_completion_tokens" not in openai_server.requests[0].params
 

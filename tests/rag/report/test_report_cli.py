@@ -7,6 +7,9 @@ import csv
 import io
 import json
 import logging
+import time
+from datetime import UTC, datetime, timedelta
+from datetime import time as dt_time
 from pathlib import Path
 
 import pytest
@@ -53,11 +56,13 @@ def report_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, obj
 
 
 def test_json_names_the_refused_question_asked_twice_with_its_count(
-    env: Path, capsys: pytest.CaptureFixture[str]
+    env: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import time
-
-    keep(record_store(env, None, retention_days=30), time.time())
+    # A fixed clock: noon today (UTC), so the last 7 days span 8 calendar days whatever the
+    # hour the test runs at (today's date keeps the records within the store's retention).
+    noon = datetime.combine(datetime.now(UTC).date(), dt_time(12), UTC).timestamp()
+    monkeypatch.setattr(time, "time", lambda: noon)
+    keep(record_store(env, None, retention_days=30), noon)
     report = report_json(capsys)
     top = report["unanswered"][0]  # type: ignore[index]
     assert (top["question"], top["count"]) == ("火星上的天气怎么样？", 2)
@@ -72,14 +77,14 @@ def test_json_names_the_refused_question_asked_twice_with_its_count(
     }
     assert report["documents"]["most_cited"] == [{"source": "refund.md", "citations": 1}]  # type: ignore[index]
     assert report["reviews"]["latency_seconds"]["p50"] == 42  # type: ignore[index]
-    assert len(report["per_day"]) in (8, 9)  # type: ignore[arg-type]
+    days = [day["day"] for day in report["per_day"]]  # type: ignore[attr-defined]
+    first = (datetime.fromtimestamp(noon, UTC) - timedelta(days=7)).date()
+    assert days == [(first + timedelta(days=n)).isoformat() for n in range(8)]
     narrow = report_json(capsys, "--since", "5m")
     assert narrow["totals"]["asked"] == 3  # type: ignore[index]
 
 
 def test_text_and_csv_say_the_same(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import time
-
     keep(record_store(env, None, retention_days=30), time.time())
     assert main(["report"]) == 0
     text = capsys.readouterr().out
@@ -107,8 +112,6 @@ def shared_redis(redis_area: RedisArea, monkeypatch: pytest.MonkeyPatch) -> Redi
 def test_with_redis_the_records_come_from_redis_under_its_key_prefix(
     env: Path, shared_redis: RedisArea, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import time
-
     another_deployment = RedisArea(shared_redis.url, f"{shared_redis.prefix}another:")
 
     async def write() -> None:
@@ -131,8 +134,6 @@ def test_with_redis_the_records_come_from_redis_under_its_key_prefix(
 def test_answers_voted_down_in_redis_are_in_the_report_with_their_sources(
     env: Path, shared_redis: RedisArea, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import time
-
     question = "流利级多少钱？"
 
     async def vote() -> None:
@@ -167,8 +168,6 @@ def test_answers_voted_down_in_redis_are_in_the_report_with_their_sources(
 def test_without_redis_the_votes_come_from_index_dir(
     env: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import time
-
     question = "退费怎么算？"
     vote = VoteRecord(
         at=time.time() - 5,

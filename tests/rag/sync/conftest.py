@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.sync.http import Retry
+from rag.http.retry import HttpRetry
 from rag.sync.run import Summary
 from rag.sync.sources_file import SourcesFile, read_sources
 from rag.sync.sync_all import sync_sources
@@ -82,7 +82,7 @@ class Syncer:
             self.sources(text, env),
             docs_dir=self.docs,
             index_dir=self.index,
-            retry=Retry(sleep=self.waits),
+            retry=HttpRetry(sleep=self.waits),
         )
 
     def files(self) -> list[str]:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import aiohttp
 
+from rag.http.feishu import FeishuOpenApi
+from rag.http.retry import HttpRetry
 from rag.ingest.loaders import load_file
-from rag.sync.feishu import FeishuClient, feishu_check
-from rag.sync.http import JsonApi, Retry
+from rag.sync.feishu import FeishuClient
 from tests.fakes import feishu_wiki
 from tests.fakes.feishu_wiki import FakeFeishuWiki, heading, run, text
-from tests.rag.sync.conftest import Syncer, Waits, sources_toml
+from tests.rag.sync.conftest import Syncer, Waits, secrets_env, sources_toml
 
 
 def handbook(wiki: FakeFeishuWiki) -> tuple[str, dict[str, str]]:
@@ -88,8 +89,14 @@ async def test_a_token_that_expires_mid_sync_is_fetched_again_once(
     feishu: FakeFeishuWiki,
 ) -> None:
     async with aiohttp.ClientSession() as session:
-        api = JsonApi(session, feishu.url, retry=Retry(sleep=Waits()), check=feishu_check)
-        client = FeishuClient(api, app_id=feishu_wiki.APP_ID, app_secret=feishu_wiki.APP_SECRET)
+        api = FeishuOpenApi(
+            session,
+            base_url=feishu.url,
+            app_id=feishu_wiki.APP_ID,
+            app_secret=feishu_wiki.APP_SECRET,
+            retry=HttpRetry(sleep=Waits()),
+        )
+        client = FeishuClient(api, credentials="FEISHU_APP_ID and FEISHU_APP_SECRET")
         space = feishu.add_space("手册")
         assert (await client.get(f"/open-apis/wiki/v2/spaces/{space}"))["space"]["name"] == "手册"
 
@@ -132,6 +139,26 @@ async def test_a_space_the_app_may_not_read_fails_and_keeps_the_copies(
     assert summary.last.outcome == "failed"
     assert "wiki space 7999 cannot be read (131005" in str(summary.last.error)
     assert len(syncer.files()) == 5
+
+
+async def test_a_wrong_app_secret_says_the_credentials_were_refused(
+    feishu: FakeFeishuWiki, syncer: Syncer
+) -> None:
+    """It used to say "add the app to the space's members": no space can be read without a
+    token, and the secret is what to fix."""
+    space, _ = handbook(feishu)
+    wrong = {**secrets_env(), "FEISHU_APP_SECRET": "not-the-secret"}
+
+    [summary] = await syncer.sync(sources_toml(feishu=feishu, feishu_spaces=(space,)), wrong)
+
+    assert summary.last.outcome == "failed"
+    assert str(summary.last.error) == (
+        "Feishu refused the app's credentials (10014: app secret invalid); check "
+        "FEISHU_APP_ID and FEISHU_APP_SECRET"
+    )
+    assert "members" not in summary.line()
+    assert len(feishu.calls_to("token")) == 1  # refused credentials are not asked again
+    assert feishu.calls_to("space") == []
 
 
 async def test_block_types_the_converter_does_not_know_reach_the_file_as_text(

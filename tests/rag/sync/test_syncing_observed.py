@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rag.http.retry import HttpRetry
 from rag.observer import ModelOutcome
 from rag.serving.syncing import Syncing
-from rag.sync.http import Retry
 from tests.fakes.confluence_api import FakeConfluence
 from tests.rag.sync.conftest import Syncer, sources_toml
 
@@ -37,7 +37,7 @@ async def test_each_round_tells_each_source_and_how_it_ended(
         index_dir=syncer.index,
         every_seconds=60,
         on_change=lambda: None,
-        retry=Retry(max_attempts=1, sleep=syncer.waits),
+        retry=HttpRetry(max_attempts=1, sleep=syncer.waits),
         observer=heard,
     )
     assert await syncing.once()
