@@ -1,7 +1,10 @@
-"""Fixtures for scenario tests: the fake Slack Web API, the sample index (built once) and the
+"""Fixtures for scenario tests: the fake Slack Web API, the fake Feishu Open API with its review
+group, the sample index (built once) and the
 real e5 index of docs/ (built once). Redis is the suite's (tests/conftest.py ``redis_area``)."""
 
 from __future__ import annotations
+
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -9,7 +12,9 @@ from rag.assemble import open_index
 from rag.search.gate import E5
 from rag.search.index import Index
 from rag.settings import Settings
+from tests.fakes.feishu_api import FakeFeishuApi
 from tests.fakes.slack_fixture import slack_api
+from tests.scenarios.feishu_harness import REVIEW_CHAT, REVIEWER
 from tests.scenarios.harness import DOCS, sample_index
 
 __all__ = ["slack_api"]  # re-exported so pytest finds the shared fixture
@@ -35,3 +40,11 @@ def e5_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     index = open_index(Settings.from_env(env))
     assert index.min_score == E5.threshold, "the shipped e5 threshold"
     return env
+
+
+@pytest.fixture
+async def feishu() -> AsyncIterator[FakeFeishuApi]:
+    """The fake Feishu Open API, its review group holding the reviewer."""
+    async with FakeFeishuApi() as fake:
+        fake.chat_members[REVIEW_CHAT] = [REVIEWER]
+        yield fake

@@ -30,6 +30,7 @@ from rag.pipeline import Pipeline
 from rag.reviewed.answers import ReviewedAnswers
 from rag.search.build import index_documents
 from rag.search.embeddings import HashingEmbeddings
+from rag.search.index import Index
 from rag.settings import Settings
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.slack_api import BOT_USER_ID, TEAM_ID, FakeSlackApi, Message
@@ -84,6 +85,9 @@ class ReviewBot:
     """The test's place in the suite's Redis: the app's keys go under its prefix."""
     model: ScriptedChatModel
     reviewers: frozenset[str] | None = frozenset({REVIEWER, OTHER_REVIEWER})
+    index: Index = INDEX
+    """The knowledge base answered from, with its ``threshold``."""
+    threshold: float = THRESHOLD
     url: str = ""
     _served: Served | None = None
     _stack: AsyncExitStack = field(default_factory=AsyncExitStack)
@@ -101,10 +105,10 @@ class ReviewBot:
 
     def pipeline(self, settings: Settings, reviewed: ReviewedAnswers) -> Pipeline:
         return Pipeline(
-            index=INDEX,
+            index=self.index,
             generator=Generator(self.model, RetryPolicy(max_attempts=1, sleep=_no_sleep)),
             cache=MemoryCache(),
-            min_score=THRESHOLD,
+            min_score=self.threshold,
             top_k=3,
             reviewed=reviewed,
         )

@@ -29,13 +29,6 @@ from tests.scenarios.review_harness import INDEX, INVENTED, THRESHOLD
 
 
 @pytest.fixture
-async def feishu() -> AsyncIterator[FakeFeishuApi]:
-    async with FakeFeishuApi() as fake:
-        fake.chat_members[REVIEW_CHAT] = [REVIEWER]
-        yield fake
-
-
-@pytest.fixture
 async def bot(
     feishu: FakeFeishuApi, docs_index: Index, redis_area: RedisArea
 ) -> AsyncIterator[FeishuBot]:

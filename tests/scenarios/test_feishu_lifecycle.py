@@ -15,7 +15,6 @@ from tests.fakes.feishu_api import FakeFeishuApi
 from tests.redis_area import RedisArea
 from tests.scenarios.feishu_harness import (
     REVIEW_CHAT,
-    REVIEWER,
     FeishuBot,
     buttons,
     start_feishu,
@@ -28,13 +27,6 @@ from tests.scenarios.lifecycle_harness import (
     LAPSED_QUESTION,
     THRESHOLD,
 )
-
-
-@pytest.fixture
-async def feishu() -> AsyncIterator[FakeFeishuApi]:
-    async with FakeFeishuApi() as fake:
-        fake.chat_members[REVIEW_CHAT] = [REVIEWER]
-        yield fake
 
 
 @pytest.fixture

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from bot.texts import NOT_ENABLED_HERE, SOURCE_NOT_HERE
 from rag.search.index import Index
@@ -17,8 +14,6 @@ from tests.redis_area import RedisArea
 from tests.scenarios.feishu_harness import (
     ALICE,
     GROUP,
-    REVIEW_CHAT,
-    REVIEWER,
     FeishuBot,
     buttons,
     start_feishu,
@@ -39,13 +34,6 @@ def scopes_file(tmp_path: Path, *, group_listed: bool) -> Path:
         "utf-8",
     )
     return path
-
-
-@pytest.fixture
-async def feishu() -> AsyncIterator[FakeFeishuApi]:
-    async with FakeFeishuApi() as fake:
-        fake.chat_members[REVIEW_CHAT] = [REVIEWER]
-        yield fake
 
 
 def shown(messages: list[Message]) -> str:

@@ -7,16 +7,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 
 import pytest
 
-from rag.cache.answers import MemoryCache
-from rag.generate.llm import Generator
-from rag.generate.retry import RetryPolicy
-from rag.pipeline import Pipeline
-from rag.reviewed.answers import ReviewedAnswers
-from rag.settings import Settings
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.slack_api import FakeSlackApi, Message
 from tests.fakes.slack_fixture import slack_api
@@ -33,29 +26,11 @@ from tests.scenarios.review_harness import ASK_CHANNEL, REVIEW_CHANNEL, ReviewBo
 __all__ = ["slack_api"]
 
 
-async def _no_sleep(_: float) -> None:
-    return None
-
-
-@dataclass
-class LifecycleBot(ReviewBot):
-    """The review scenarios' bot over the lifecycle knowledge base."""
-
-    def pipeline(self, settings: Settings, reviewed: ReviewedAnswers) -> Pipeline:
-        return Pipeline(
-            index=INDEX,
-            generator=Generator(self.model, RetryPolicy(max_attempts=1, sleep=_no_sleep)),
-            cache=MemoryCache(),
-            min_score=THRESHOLD,
-            top_k=3,
-            reviewed=reviewed,
-        )
-
-
 @pytest.fixture
-async def bot(slack_api: FakeSlackApi, redis_area: RedisArea) -> AsyncIterator[LifecycleBot]:
+async def bot(slack_api: FakeSlackApi, redis_area: RedisArea) -> AsyncIterator[ReviewBot]:
     # The model would quote whatever it is given: it must never be asked about these.
-    running = LifecycleBot(slack_api, redis_area, ScriptedChatModel(replies=["[1]"]))
+    model = ScriptedChatModel(replies=["[1]"])
+    running = ReviewBot(slack_api, redis_area, model, index=INDEX, threshold=THRESHOLD)
     await running.start()
     yield running
     await running.close()
@@ -70,7 +45,7 @@ async def reply_to(slack: FakeSlackApi, asked: str) -> Message:
 
 
 async def test_a_question_only_a_superseded_page_answers_is_told_it_is_no_longer_in_force(
-    slack_api: FakeSlackApi, bot: LifecycleBot
+    slack_api: FakeSlackApi, bot: ReviewBot
 ) -> None:
     asked = await bot.mention(LAPSED_QUESTION)
     reply = await reply_to(slack_api, asked)
@@ -85,7 +60,7 @@ async def test_a_question_only_a_superseded_page_answers_is_told_it_is_no_longer
 
 
 async def test_two_current_pages_that_disagree_go_to_review_side_by_side(
-    slack_api: FakeSlackApi, bot: LifecycleBot
+    slack_api: FakeSlackApi, bot: ReviewBot
 ) -> None:
     asked = await bot.mention(CONFLICT_QUESTION)
     [card] = await slack_api.wait_for_messages(1, channel=REVIEW_CHANNEL)
@@ -108,7 +83,7 @@ async def test_two_current_pages_that_disagree_go_to_review_side_by_side(
 
 
 async def test_a_current_answer_cites_the_new_version_with_its_date(
-    slack_api: FakeSlackApi, bot: LifecycleBot
+    slack_api: FakeSlackApi, bot: ReviewBot
 ) -> None:
     bot.model.replies[:] = ["一线城市住宿费每晚上限 600 元[1]。"]
     asked = await bot.mention(CURRENT_QUESTION)

@@ -5,7 +5,6 @@ citation of its own page (the buttons show which), and claims no total the pages
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from rag.search.index import Index
 from tests.fakes.feishu_api import FakeFeishuApi
 from tests.fakes.slack_api import FakeSlackApi
 from tests.redis_area import RedisArea
-from tests.scenarios.feishu_harness import REVIEW_CHAT, REVIEWER, buttons, start_feishu, value_of
+from tests.scenarios.feishu_harness import buttons, start_feishu, value_of
 from tests.scenarios.harness import TEST_MIN_SCORE, envelope, mention, start_bot
 
 KB = Path(__file__).resolve().parents[2] / "bench" / "lifecycle" / "kb" / "multipart"
@@ -80,13 +79,6 @@ async def test_slack_names_each_part_with_its_own_citation(
         for element in block["elements"]
     )
     assert_each_part_cites_its_page(reply.text, labels)
-
-
-@pytest.fixture
-async def feishu() -> AsyncIterator[FakeFeishuApi]:
-    async with FakeFeishuApi() as fake:
-        fake.chat_members[REVIEW_CHAT] = [REVIEWER]
-        yield fake
 
 
 async def test_feishu_names_each_part_with_its_own_citation(
