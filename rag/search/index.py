@@ -60,11 +60,9 @@ LEXICAL_WEIGHT = 3.0
 """RRF weight of the BM25 ranking; the dense ranking weighs :data:`DENSE_WEIGHT`.
 
 Used when the gate cannot weigh the dense cosine (an embedder without measured constants).
-Measured when e5 was fused by rank too, with ``rag eval`` on cmrc2018-trial at the shipped
-chunking (500/100): weights 1 / 2 / 3 / 4 gave answer Recall@1 0.938 / 0.959 / 0.962 / 0.962
-and document Recall@1 0.981 / 0.983 / 0.986 / 0.986. Exact lexical matches (names, numbers,
-policy terms) are the strongest evidence in this corpus; the dense ranking reorders among them
-and lifts paraphrases. (At the older 300-character chunks, weight 2 was best.)
+Measured when e5 was fused by rank too (``rag eval``, cmrc2018-trial, 500/100 chunks): weights
+1 / 2 / 3 / 4 gave answer Recall@1 0.938 / 0.959 / 0.962 / 0.962, document Recall@1 0.981 /
+0.983 / 0.986 / 0.986: exact lexical matches (names, numbers, terms) are the strongest evidence.
 """
 DENSE_WEIGHT = 1.0
 
@@ -200,8 +198,14 @@ class Index:
             signals = signals.subset(rows)
         if self.on_demand is None or signals.dense is not None:
             return signals
+        return self._embedded_here(self.on_demand, question, signals, rows)
+
+    def _embedded_here(
+        self, on_demand: OnDemand, question: str, signals: Signals, rows: RowArray | None
+    ) -> Signals:
+        """``signals`` with the question's lexical candidates embedded by ``on_demand``."""
         allowed = np.arange(len(self.chunks), dtype=np.intp) if rows is None else rows
-        return self.on_demand.with_dense(question, signals, allowed, self._in_language("zh"))
+        return on_demand.with_dense(question, signals, allowed, self._in_language("zh"))
 
     def _search_store(
         self,
@@ -230,9 +234,8 @@ class Index:
     def _during_outage(
         self, question: str, count: int, rows: RowArray | None, lexical: LexicalScores
     ) -> list[candidates.Found]:
-        """While the store is down: the question's lexical candidates embedded here, weighed
-        as in full mode (as a bot's first minutes are), instead of the lexical gate alone,
-        which refuses what people type loosely (``流利级课程多少钱？``)."""
+        """While the store is down: the question's candidates embedded here and weighed as in
+        full mode, not by the lexical gate, which refuses loose wording (``流利级课程多少钱？``)."""
         assert self.embeddings is not None
         if self._outage is None:
             self._outage = OnDemand(self.chunks, self.embeddings, cache_path=None)
@@ -240,9 +243,7 @@ class Index:
                 self._outage.embed_background()  # once per process: seconds
         crossed = self._crossed(question)
         signals = Signals(lexical, crossed=crossed if rows is None else crossed[rows])
-        allowed = np.arange(len(self.chunks), dtype=np.intp) if rows is None else rows
-        signals = self._outage.with_dense(question, signals, allowed, self._in_language("zh"))
-        return self._found(signals, count)
+        return self._found(self._embedded_here(self._outage, question, signals, rows), count)
 
     def _crossed(self, question: str) -> npt.NDArray[np.bool_]:
         """The passages the gate weighs as written in the other language than ``question``: in
