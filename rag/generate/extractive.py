@@ -35,7 +35,7 @@ from rag.messages import refusal_text
 from rag.parts import parts_of
 from rag.reading import match_terms
 
-EXTRACTIVE_VERSION = "10"
+EXTRACTIVE_VERSION = "11"
 """Part of the model identity in cache keys: bump when the choice of sentences changes."""
 
 MAX_SENTENCES = 3
@@ -57,18 +57,21 @@ def choose_sentences(
     candidates = quotable(sources)
     if not wanted or not candidates:
         return []
-    scored = ranked(
-        question, candidates, SentenceScorer.of(question, wanted, candidates), similarity
-    )
+    scorer = SentenceScorer.of(question, wanted, candidates)
+    scored = ranked(question, candidates, scorer, similarity)
     best = scored[0][0]
     if best <= 0:
         return []
+    several = parts_of(question) is not None
     chosen: list[Candidate] = []
     for value, candidate in scored:
         if len(chosen) == MAX_SENTENCES or value < best * SECOND_CHOICE_RATIO:
             break
-        if chosen and candidate.source != chosen[0].source and value < best * OTHER_SOURCE_RATIO:
-            continue
+        if chosen and candidate.source != chosen[0].source:
+            if value < best * OTHER_SOURCE_RATIO:
+                continue
+            if not several and _restates(candidate, chosen, scorer):
+                continue
         if not _repeats(candidate, chosen):
             chosen.append(candidate)
     # An item quoted under its lead-in is not quoted a second time on its own.
@@ -89,6 +92,17 @@ def choose_sentences(
     lead = {c.source: i for i, c in reversed(list(enumerate(chosen)))}
     chosen.sort(key=lambda c: (lead[c.source], c.position))
     return chosen
+
+
+def _restates(candidate: Candidate, chosen: list[Candidate], scorer: SentenceScorer) -> bool:
+    """Whether ``candidate``, from another page, only says again an amount the quotes already
+    hold as the answer ("流利级 4800 元" from the fee table, then from a refund example): such
+    a page is quoted for another part of a question, not for the same one."""
+    said = {n for c in chosen if scorer.holds_asked(c) for n in _NUMBER.findall(c.full_text)}
+    return bool(said & set(_NUMBER.findall(candidate.full_text)))
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def _repeats(candidate: Candidate, chosen: list[Candidate]) -> bool:

@@ -1,15 +1,16 @@
-"""Search when the vectors live in a vector engine: the gate's top k from two short lists.
+"""Search when the vectors live in a vector engine: the ranking's top k from two short lists.
 
-In-process, every passage gets all three signals of the gate (:mod:`rag.search.gate`). A vector
+In-process, every passage gets all the signals of the gate (:mod:`rag.search.gate`). A vector
 engine returns only the passages nearest to the question, so a passage the lexical search ranks
 high but the dense one does not would lack its cosine and be ranked on two signals of three.
 So one request (:meth:`~rag.search.vectors.PassageVectors.dense`) asks the store for both: the
 ``depth`` nearest passages the asker may see, and the cosines of the ``depth`` passages whose
-lexical part of the gate is best. Every candidate then has the same three signals as in-process.
+lexical part of the ranking is best. Every candidate then has the same signals as in-process.
 
 The top k are exact (Fagin's threshold algorithm): a passage in neither list has a lexical part
 no higher than the last lexical candidate's and a cosine no higher than the store's floor, so its
-gate score is at most their mean. When the k-th candidate scores at least that, nothing outside
+rank (:meth:`~rag.search.gate.GateModel.ranks`) is at most their weighted mean. When the k-th
+candidate ranks at least that high, nothing outside
 the lists can beat it; otherwise the lists grow fourfold and are asked again, up to
 :data:`MAX_DEPTH`. (With an approximate engine "nearest" is as exact as its HNSW search.)
 
@@ -124,7 +125,9 @@ def _by_gate(
     store: PassageVectors,
     background: Background | None,
 ) -> list[Found]:
-    lexical_part = gate.coverage.z(lexical.coverage) + gate.cosine.z(lexical.cosine)
+    weights = gate.ranking
+    lexical_part = weights.coverage * gate.coverage.z(lexical.coverage)
+    lexical_part += weights.cosine * gate.cosine.z(lexical.cosine)
     depth = max(DEFAULT_DEPTH, k)
     while True:
         asked = (lexical, lexical_part, rows, gate, k, depth)
@@ -169,15 +172,14 @@ def _ranked(
         corpus = eligible(background.chinese)
         stood, moments = background_standing(cosines_of_sample, sampled, dense, languages, corpus)
     crossed = None if background is None else background.crossed[candidates]
-    scores = gate.scores(
-        lexical.coverage[candidates], lexical.cosine[candidates], dense, stood, crossed
-    )
-    order = np.lexsort((candidates, -scores))[:k]
+    signals = (lexical.coverage[candidates], lexical.cosine[candidates], dense, stood, crossed)
+    scores, ranks = gate.scores(*signals), gate.ranks(*signals)
+    order = np.lexsort((candidates, -ranks))[:k]
     lexical_floor = (
         -np.inf if len(by_lexicon) == len(lexical_part) else lexical_part[by_lexicon[-1]]
     )
     bound = _bound(gate, float(lexical_floor), answer.floor, moments, background is not None)
-    exact = bound == -np.inf or (len(order) == k and float(scores[order[-1]]) >= bound)
+    exact = bound == -np.inf or (len(order) == k and float(ranks[order[-1]]) >= bound)
     found = [Found(int(candidates[i]), float(scores[i]), float(dense[i])) for i in order.tolist()]
     return found, exact
 
@@ -189,19 +191,23 @@ def _bound(
     moments: dict[bool, tuple[float, float]],
     standing: bool,
 ) -> float:
-    """The highest gate score a passage in neither list can have: its lexical part and cosine
-    are at most the floors, so its standing at most the floor's in the more lenient language
-    (and without a background for its language, the mean of the other terms)."""
+    """The highest rank a passage in neither list can have (:meth:`GateModel.ranks`): its
+    lexical part and cosine are at most the floors, so its standing at most the floor's in the
+    more lenient language (and without a background for its language, the mean of the other
+    terms)."""
     assert gate.dense is not None
+    weights = gate.ranking
     lifted = dense_floor + gate.crossing  # a passage in the other language counts as higher
     dense_z = float(gate.dense.z(np.asarray([lifted], np.float32))[0])
-    three = (lexical_floor + dense_z) / 3
-    if not standing or gate.standing is None:
-        return three
-    if not moments:
+    count = weights.coverage + weights.cosine + weights.dense
+    three = (lexical_floor + weights.dense * dense_z) / count
+    if not standing or gate.standing is None or not weights.standing or not moments:
         return three
     best = max((dense_floor - mean) / spread for mean, spread in moments.values())
-    four = (lexical_floor + dense_z + float(gate.standing.z(np.asarray([best], np.float32))[0])) / 4
+    stood = float(gate.standing.z(np.asarray([best], np.float32))[0])
+    four = (lexical_floor + weights.dense * dense_z + weights.standing * stood) / (
+        count + weights.standing
+    )
     return four if len(moments) == 2 else max(three, four)
 
 

@@ -5,21 +5,19 @@ A query runs both searches over every chunk at once (numpy, no Python loop per c
 1. lexical: BM25 for ranking, tf-idf cosine for the gate (:mod:`rag.search.lexical`);
 2. dense: cosine against a row-normalised float32 matrix, one matrix-vector product;
 3. fusion: when the gate has measured constants for the embedder (e5, the test fake), chunks are
-   ranked by the gate score itself (:mod:`rag.search.gate`) — the mean of the standardised lexical
-   coverage, lexical cosine and dense cosine, a score fusion that keeps how *much* better one
-   chunk's dense cosine is, which ranks discard. Otherwise (``EMBEDDINGS=none``, an unmeasured
+   ranked by a weighted mean of the gate's standardised signals (:mod:`rag.search.gate`: for e5
+   coverage and dense cosine, 1 : 2), a score fusion that keeps how *much* better one chunk's
+   dense cosine is, which ranks discard. Otherwise (``EMBEDDINGS=none``, an unmeasured
    embedder) BM25 and the dense ranking are fused by reciprocal rank
    (:func:`rag.search.fusion.fuse`), ties broken by the gate score. Remaining ties keep index order,
    so the numbering of sources never drifts;
-4. every hit carries the gate score that the pipeline compares with ``min_score``, plus the two
-   raw similarities and its rank for ``rag ask``. With score fusion the first hit is the
-   best-scoring chunk, so "refuse below the threshold" means "no chunk scores that high".
+4. every hit carries the gate score (:meth:`GateModel.scores`) that the pipeline compares
+   with ``min_score`` on the first hit, plus the two raw similarities and its rank for ``rag ask``.
 
-Measured with ``rag eval`` on cmrc2018-trial (e5): RRF (BM25 weight 3) gave document
-Recall@1 0.986, answer Recall@1 / @5 0.962 / 0.990; gate-score fusion gives 0.991, 0.954 /
-0.993 (each half of the questions split by source: document Recall@1 0.991 / 0.992). In
-lexical-only mode ranking by the gate loses to BM25 (answer Recall@1 0.926 vs 0.958), so BM25
-keeps ranking there.
+Measured with ``rag eval`` on cmrc2018-trial (e5), document Recall@1, answer Recall@1 / @5:
+RRF (BM25 weight 3) 0.986, 0.962 / 0.990; the gate's own score 0.991, 0.955 / 0.993; coverage
+and dense cosine 0.987, 0.970 / 0.993. Lexical-only, BM25 ranks (answer Recall@1 0.958; 0.926
+ranked by the gate).
 
 What is indexed is :attr:`Chunk.indexed_text` (title and heading path + passage); what is
 shown stays :attr:`Chunk.text`. :func:`rag.search.build.load_or_build` persists the index under
@@ -169,8 +167,10 @@ class Index:
             # Score fusion: the gate already is the standardised mean of both searches. Only
             # passages with a dense cosine take part (all of them in full mode; the question's
             # lexical candidates before the vectors exist: rag.search.on_demand).
+            # Ranked by the gate's ranking weights, each hit carrying its gate score.
             weighed = np.flatnonzero(~np.isnan(gate))
-            found = weighed[top_positions(gate[weighed], min(count, len(weighed)))].tolist()
+            order = signals.ranks(self.gate)[weighed]
+            found = weighed[top_positions(order, min(count, len(weighed)))].tolist()
         else:
             found = [ranked.position for ranked in self._fused(lexical.bm25, dense, gate, count)]
         return [

@@ -47,3 +47,8 @@ class Signals:
         return gate.scores(
             lexical.coverage, lexical.cosine, self.dense, self.standing, self.crossed
         )
+
+    def ranks(self, gate: GateModel) -> Matrix:
+        """What ``gate`` orders every passage by (:meth:`GateModel.ranks`)."""
+        lexical = self.lexical
+        return gate.ranks(lexical.coverage, lexical.cosine, self.dense, self.standing, self.crossed)

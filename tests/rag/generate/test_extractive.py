@@ -153,7 +153,7 @@ async def test_async_invoke_answers_like_invoke() -> None:
 
 
 def test_model_identity_names_the_model_for_cache_keys() -> None:
-    assert model_identity(ExtractiveChatModel()) == "extractive/10"
+    assert model_identity(ExtractiveChatModel()) == "extractive/11"
     remote = ChatOpenAI(
         base_url="https://api.deepseek.com/v1", api_key=SecretStr("k"), model="deepseek-chat"
     )
@@ -230,6 +230,24 @@ def test_the_best_ranked_source_is_preferred_over_a_rarer_word_elsewhere() -> No
     hits = [make_hit(transfer, source="refund.md"), make_hit(advisor, source="handbook.md")]
     reply = answer("转班要收费吗？", hits)
     assert "免费转班两次" in reply
+
+
+def test_another_page_is_not_quoted_to_say_the_asked_amount_again() -> None:
+    fees = "| 级别 | 课程费 |\n| 流利级 | 4800 元 |"
+    refund = "学员单独报读流利级，实付课程费 4800 元，剩余 12 课时（共 16 课时）。"
+    hits = [make_hit(fees, source="courses.md"), make_hit(refund, source="refund.md")]
+    reply = answer("流利级的课程费是多少？", hits)
+    assert "4800 元" in reply
+    assert not ("[1]" in reply and "[2]" in reply), reply
+
+
+def test_each_part_of_a_comparison_may_come_from_its_own_page() -> None:
+    fluent = "流利级课程费 4800 元。"
+    business = "商务级课程费 5600 元。"
+    hits = [make_hit(fluent, source="fluent.md"), make_hit(business, source="business.md")]
+    reply = answer("流利级和商务级的课程费各是多少？", hits)
+    assert "4800 元[1]" in reply
+    assert "5600 元[2]" in reply
 
 
 def test_a_sentence_announcing_the_list_after_its_paragraph_brings_the_list() -> None:
@@ -503,8 +521,8 @@ async def test_with_an_embedder_the_answer_is_computed_off_the_event_loop() -> N
 def test_the_embedder_is_part_of_the_model_identity() -> None:
     """Answers with and without sentence similarity differ: their cache keys must too."""
     similar = SentenceSimilarity(_MeaningFake("x"), "e5-small")
-    assert model_identity(ExtractiveChatModel(similarity=similar)) == "extractive/10+e5-small"
-    assert model_identity(ExtractiveChatModel()) == "extractive/10"
+    assert model_identity(ExtractiveChatModel(similarity=similar)) == "extractive/11+e5-small"
+    assert model_identity(ExtractiveChatModel()) == "extractive/11"
 
 
 def test_a_lead_in_brings_its_code_block_as_written_and_code_is_not_quoted_alone() -> None:

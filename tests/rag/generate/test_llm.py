@@ -262,5 +262,5 @@ def test_a_configured_llm_is_chat_openai_without_its_own_retries() -> None:
 
 async def test_the_offline_generator_answers_with_citations() -> None:
     generator = generator_from_settings(Settings())
-    assert generator.model_id == "extractive/10"
+    assert generator.model_id == "extractive/11"
     assert await generator.generate(MESSAGES) == "流利级原价 4800 元，共 16 课时[1]。"

@@ -4,6 +4,7 @@ two short lists; lexical answers when the store is away."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from rag.search import candidates
 from rag.search.build import index_documents
 from rag.search.embeddings import HashingEmbeddings
 from rag.search.fusion import RowArray
-from rag.search.gate import LEXICAL_ONLY
+from rag.search.gate import EQUAL, LEXICAL_ONLY, Weights
 from rag.search.index import Index
 from rag.search.lexical import LexicalScores
 from rag.search.scoped import allowed_rows
@@ -80,11 +81,17 @@ def in_process() -> Index:
     return index_documents(corpus(), embeddings=HashingEmbeddings())
 
 
+@pytest.mark.parametrize(
+    "ranking",
+    [EQUAL, Weights(coverage=0.5, cosine=0.0, dense=1.0, standing=0.0), Weights(1, 0.5, 2, 0)],
+    ids=["by the gate", "coverage and dense", "weighted"],
+)
 def test_short_lists_give_exactly_the_in_process_top_k(
-    in_process: Index, monkeypatch: pytest.MonkeyPatch
+    in_process: Index, monkeypatch: pytest.MonkeyPatch, ranking: Weights
 ) -> None:
     # Lists of 3 over 250 passages: the bound often fails and the lists must grow.
     monkeypatch.setattr(candidates, "DEFAULT_DEPTH", 3)
+    in_process = in_process.regated(replace(in_process.gate, ranking=ranking))
     store = Counting(in_process._vectors)  # type: ignore[arg-type]
     remote = stored_beside(in_process, store)
     rows = allowed_rows(in_process.chunks, HR)

@@ -10,7 +10,7 @@ import pytest
 from rag.ingest.documents import SourceDocument
 from rag.search.build import index_documents
 from rag.search.embeddings import E5Embeddings, HashingEmbeddings, embedder_identity
-from rag.search.gate import E5, HASHING, LEXICAL_ONLY, GateModel, Standard, gate_for
+from rag.search.gate import E5, HASHING, LEXICAL_ONLY, GateModel, Standard, Weights, gate_for
 
 KNOWLEDGE = [
     SourceDocument(
@@ -82,6 +82,42 @@ def test_score_is_the_mean_of_the_standardised_similarities() -> None:
     coverage, cosine, dense = floats(0.4, 0.8), floats(0.2, 0.4), floats(0.8, 0.75)
     assert gate.scores(coverage, cosine, dense).tolist() == pytest.approx([0.0, (2 + 2 - 1) / 3])
     assert gate.scores(coverage, cosine, None).tolist() == pytest.approx([0.0, 2.0])
+
+
+def test_passages_are_ranked_by_the_ranking_weights_and_scored_by_all_four() -> None:
+    ranking = Weights(coverage=0.5, cosine=0.0, dense=1.0, standing=0.0)
+    gate = GateModel(
+        "t", Standard(0.4, 0.2), Standard(0.2, 0.1), Standard(0.8, 0.05), 0.0, ranking=ranking
+    )
+    # the first repeats a question word in a short passage (high tf-idf cosine), the second
+    # holds the question's words and is nearer in meaning
+    coverage, cosine, dense = floats(0.6, 0.6), floats(0.6, 0.2), floats(0.80, 0.85)
+    assert gate.scores(coverage, cosine, dense).tolist() == pytest.approx([5 / 3, 2 / 3])
+    assert gate.ranks(coverage, cosine, dense).tolist() == pytest.approx([1 / 3, 1.0])
+    equal = GateModel("t", Standard(0.4, 0.2), Standard(0.2, 0.1), Standard(0.8, 0.05), 0.0)
+    assert equal.ranks(coverage, cosine, dense).tolist() == pytest.approx([5 / 3, 2 / 3])
+    assert gate.identity != equal.identity, "cached answers depend on the order"
+
+
+def test_the_index_answers_from_the_first_ranked_passage_with_its_gate_score() -> None:
+    index = index_documents(KNOWLEDGE, embeddings=HashingEmbeddings())
+    ranking = Weights(coverage=1.0, cosine=0.0, dense=0.0, standing=0.0)
+    by_coverage = index.regated(replace(index.gate, ranking=ranking))
+    question = UNANSWERABLE[1]  # where coverage alone and the gate's mean disagree
+    signals = index.signals(question)
+    expected = int(np.argmax(signals.ranks(by_coverage.gate)))
+    assert expected != int(np.argmax(signals.scores(index.gate)))
+    first = by_coverage.search(question, 3)[0]
+    assert first.chunk == index.chunks[expected]
+    assert first.score == pytest.approx(float(signals.scores(index.gate)[expected]))
+
+
+@pytest.mark.parametrize(
+    "weights", [(-1.0, 1.0, 1.0, 1.0), (0.0, 0.0, 1.0, 1.0)], ids=["negative", "no lexical"]
+)
+def test_weights_that_cannot_rank_are_refused(weights: tuple[float, ...]) -> None:
+    with pytest.raises(ValueError, match="weights"):
+        Weights(*weights)
 
 
 def test_lexical_gate_ignores_dense_scores() -> None:
