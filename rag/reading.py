@@ -100,6 +100,14 @@ def sentence_pieces(line: str) -> list[str]:
 # --- terms ----------------------------------------------------------------------------------
 
 
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def numbers_in(text: str) -> frozenset[str]:
+    """The numbers ``text`` states, as written ("4800", "1,200", "2.5")."""
+    return frozenset(_NUMBER.findall(text))
+
+
 def words(text: str) -> list[str]:
     """A word list written as one string (easier to read and extend than a list literal)."""
     return text.split()

@@ -33,7 +33,7 @@ from rag.language import Language, detect_language, has_ideograph
 from rag.lines import without_marker
 from rag.messages import refusal_text
 from rag.parts import parts_of
-from rag.reading import match_terms
+from rag.reading import match_terms, numbers_in
 
 EXTRACTIVE_VERSION = "11"
 """Part of the model identity in cache keys: bump when the choice of sentences changes."""
@@ -98,11 +98,8 @@ def _restates(candidate: Candidate, chosen: list[Candidate], scorer: SentenceSco
     """Whether ``candidate``, from another page, only says again an amount the quotes already
     hold as the answer ("流利级 4800 元" from the fee table, then from a refund example): such
     a page is quoted for another part of a question, not for the same one."""
-    said = {n for c in chosen if scorer.holds_asked(c) for n in _NUMBER.findall(c.full_text)}
-    return bool(said & set(_NUMBER.findall(candidate.full_text)))
-
-
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+    said = {n for c in chosen if scorer.holds_asked(c) for n in numbers_in(c.full_text)}
+    return bool(said & numbers_in(candidate.full_text))
 
 
 def _repeats(candidate: Candidate, chosen: list[Candidate]) -> bool:

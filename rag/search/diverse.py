@@ -17,11 +17,11 @@ characters, far from a near-copy.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
+from rag.reading import numbers_in
 from rag.results import Hit
 
 NEAR_COPY = 0.8
@@ -29,7 +29,6 @@ NEAR_COPY = 0.8
 PER_SECTION = 3
 """Passages of one section among the top ones, unless nothing else is left; measured on
 cmrc2018-trial and realdocs-tune (bench/README.md, "Questions that span documents")."""
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 POOL = 3
 """How many times ``k`` candidates the diverse top ``k`` is chosen from."""
 
@@ -51,7 +50,7 @@ def diverse(hits: Sequence[Hit], k: int, *, per_section: int = PER_SECTION) -> l
     grams: list[tuple[frozenset[str], frozenset[str]]] = []
     sections: Counter[tuple[str, int]] = Counter()
     for hit in hits:
-        own = trigrams(hit.chunk.text), frozenset(_NUMBER.findall(hit.chunk.text))
+        own = trigrams(hit.chunk.text), numbers_in(hit.chunk.text)
         if any(_copied(own, other) for other in grams):
             continue
         section = (hit.chunk.source, hit.chunk.section)
