@@ -48,13 +48,13 @@ from rag.cache.answers import MemoryCache
 from rag.followup.rules import standalone as standalone_by_rules
 from rag.generate.extractive import ExtractiveChatModel
 from rag.generate.llm import Generator
-from rag.generate.similarity import SentenceSimilarity
 from rag.pipeline import Pipeline
 from rag.search.build import load_or_build
 from rag.search.embeddings import CachedEmbeddings, E5Embeddings, embedder_identity
 from rag.search.gate import GateModel, Standard
 from rag.search.index import Index
 from rag.settings import Settings
+from rag.similarity import SentenceSimilarity
 
 PHASES = ("full", "first", "lexical")
 README_EXAMPLES = (

@@ -24,9 +24,9 @@ from bench.realdocs import CORPORA, load_corpus
 from rag.assemble import build_pipeline
 from rag.generate.extractive import ExtractiveChatModel
 from rag.generate.prompt import build_messages
-from rag.generate.similarity import SentenceSimilarity
 from rag.search.embeddings import E5Embeddings
 from rag.settings import Settings
+from rag.similarity import SentenceSimilarity
 
 
 def _ms(model: ExtractiveChatModel, messages: list[BaseMessage]) -> float:

@@ -17,7 +17,6 @@ from rag.cache.redis_backend import RedisCache
 from rag.check.judge import ModelJudge
 from rag.generate.llm import Generator, chat_model
 from rag.generate.retry import RetryPolicy
-from rag.generate.similarity import SentenceSimilarity
 from rag.observer import UNOBSERVED, Observer
 from rag.pipeline import Pipeline
 from rag.reviewed.answers import ReviewedAnswers
@@ -27,6 +26,7 @@ from rag.search.embeddings import embedder_identity, embeddings_for
 from rag.search.index import Index
 from rag.search.vectors import VectorStore
 from rag.settings import Settings, secret
+from rag.similarity import SentenceSimilarity
 from rag.storage.redis_guard import GuardedRedis
 
 

@@ -31,10 +31,10 @@ from rag.generate.part_terms import content, names, own_terms
 from rag.generate.prompt import PromptSource
 from rag.generate.quotable import Candidate, quotable
 from rag.generate.scoring import SentenceScorer, ranked
-from rag.generate.similarity import SentenceSimilarity
 from rag.language import Language, is_ideograph
 from rag.parts import Parts
 from rag.reading import match_terms
+from rag.similarity import SentenceSimilarity
 
 NOT_MENTIONED: dict[Language, str] = {
     "zh": "资料里没有提到「{}」。",

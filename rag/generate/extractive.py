@@ -27,13 +27,13 @@ from rag.generate.context import with_context
 from rag.generate.prompt import PromptSource, parse_prompt
 from rag.generate.quotable import LEAD_IN, TERMINAL, Candidate, quotable
 from rag.generate.scoring import SentenceScorer, ranked
-from rag.generate.similarity import SentenceSimilarity
 from rag.glossary import glossary
 from rag.language import Language, detect_language, has_ideograph
 from rag.lines import without_marker
 from rag.messages import refusal_text
 from rag.parts import parts_of
 from rag.reading import match_terms, numbers_in
+from rag.similarity import SentenceSimilarity
 
 EXTRACTIVE_VERSION = "11"
 """Part of the model identity in cache keys: bump when the choice of sentences changes."""

@@ -39,8 +39,8 @@ from rag.generate.retry import (
     is_transient,
     stop_before_deadline,
 )
-from rag.generate.similarity import SentenceSimilarity
 from rag.observer import UNOBSERVED, Observer
+from rag.similarity import SentenceSimilarity
 
 logger = logging.getLogger(__name__)
 

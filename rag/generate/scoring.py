@@ -3,7 +3,7 @@
 Every sentence is scored by the question terms it shares (:func:`rag.reading.match_terms`,
 weighted by rarity among the sentences), lifted when it holds what the question asks for
 (:mod:`rag.asked`: an amount, a time, a name, a place, steps) and when its source ranks high.
-With an embedder (:class:`rag.generate.similarity.SentenceSimilarity`), the sentences that
+With an embedder (:class:`rag.similarity.SentenceSimilarity`), the sentences that
 score best that way are also compared with the question by meaning: a sentence that says what
 was asked in other words ("the daily meal allowance" for "per diem") climbs, one that merely
 repeats the question's words ("West sings …" for "who sings at the beginning") falls.
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from rag.asked import Asked
 from rag.generate.quotable import Candidate
-from rag.generate.similarity import SentenceSimilarity
+from rag.similarity import SentenceSimilarity
 
 ASKED_BONUS = 1.5
 """A sentence holding what the question asks for (an amount for 多少/how much, a rate or

@@ -25,10 +25,10 @@ from rag.generate.scoring import (
     SentenceScorer,
     ranked,
 )
-from rag.generate.similarity import SentenceSimilarity
 from rag.messages import REFUSAL, is_refusal_text
 from rag.reading import match_terms
 from rag.results import Hit
+from rag.similarity import SentenceSimilarity
 from tests.rag.factories import (
     LEAVE_TEXT,
     LEVELS_TEXT,
@@ -561,7 +561,7 @@ def test_a_sentence_is_embedded_once_for_questions_about_the_same_page(
     assert len(fake.embedded) == embedded, "both sentences were remembered"
     assert first.startswith("A sample of Big Freedia")
     assert again.startswith("A sample of Big Freedia")
-    monkeypatch.setattr("rag.generate.similarity.REMEMBERED", 1)
+    monkeypatch.setattr("rag.similarity.REMEMBERED", 1)
     forgetful = SentenceSimilarity(fake, "fake")
     forgetful("q", ["one", "two"])
     forgetful("q", ["one"])
