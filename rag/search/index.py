@@ -4,15 +4,14 @@ A query runs both searches over every chunk at once (numpy, no Python loop per c
 
 1. lexical: BM25 for ranking, tf-idf cosine for the gate (:mod:`rag.search.lexical`);
 2. dense: cosine against a row-normalised float32 matrix, one matrix-vector product;
-3. fusion: when the gate has measured constants for the embedder (e5, the test fake), chunks are
-   ranked by a weighted mean of the gate's standardised signals (:mod:`rag.search.gate`: for e5
-   coverage and dense cosine, 1 : 2), a score fusion that keeps how *much* better one chunk's
-   dense cosine is, which ranks discard. Otherwise (``EMBEDDINGS=none``, an unmeasured
-   embedder) BM25 and the dense ranking are fused by reciprocal rank
-   (:func:`rag.search.fusion.fuse`), ties broken by the gate score. Remaining ties keep index order,
-   so the numbering of sources never drifts;
-4. every hit carries the gate score (:meth:`GateModel.scores`) that the pipeline compares
-   with ``min_score`` on the first hit, plus the two raw similarities and its rank for ``rag ask``.
+3. fusion: with measured gate constants for the embedder (e5, the test fake), chunks are ranked
+   by a weighted mean of the gate's standardised signals (:mod:`rag.search.gate`; e5: coverage
+   and dense cosine, 1 : 2), a score fusion that keeps how *much* better a dense cosine is.
+   Otherwise (``EMBEDDINGS=none``, an unmeasured embedder) BM25 and the dense ranking are fused
+   by reciprocal rank (:func:`rag.search.fusion.fuse`), ties broken by the gate score, then by
+   index order, so the numbering of sources never drifts;
+4. every hit carries the gate score (:meth:`GateModel.scores`), the first with its sentence lift
+   (:mod:`rag.search.lift`): what the pipeline compares with ``min_score``.
 
 Measured with ``rag eval`` on cmrc2018-trial (e5), document Recall@1, answer Recall@1 / @5:
 RRF (BM25 weight 3) 0.986, 0.962 / 0.990; the gate's own score 0.991, 0.955 / 0.993; coverage
@@ -44,6 +43,7 @@ from rag.search.embeddings import embedder_identity
 from rag.search.fusion import DEFAULT_DEPTH, Ranked, RowArray, fuse, top_positions
 from rag.search.gate import GateModel, gate_for
 from rag.search.lexical import LexicalIndex, LexicalScores
+from rag.search.lift import Lifter
 from rag.search.on_demand import OnDemand, background_rows
 from rag.search.signals import Signals
 from rag.search.standing import standing
@@ -58,9 +58,8 @@ LEXICAL_WEIGHT = 3.0
 """RRF weight of the BM25 ranking; the dense ranking weighs :data:`DENSE_WEIGHT`.
 
 Used when the gate cannot weigh the dense cosine (an embedder without measured constants).
-Measured when e5 was fused by rank too (``rag eval``, cmrc2018-trial, 500/100 chunks): weights
-1 / 2 / 3 / 4 gave answer Recall@1 0.938 / 0.959 / 0.962 / 0.962, document Recall@1 0.981 /
-0.983 / 0.986 / 0.986: exact lexical matches (names, numbers, terms) are the strongest evidence.
+Measured when e5 was fused by rank too (``rag eval``, cmrc2018-trial): weights 1 / 2 / 3 / 4 gave
+answer Recall@1 0.938 / 0.959 / 0.962 / 0.962: exact lexical matches are the strongest evidence.
 """
 DENSE_WEIGHT = 1.0
 
@@ -96,11 +95,11 @@ class Index:
         self.version = version
         self.embeddings = embeddings
         self.gate = gate or gate_for(None if embeddings is None else embedder_identity(embeddings))
+        # The threshold to refuse below: a calibration next to the index, else the gate's.
         self.min_score: float = self.gate.threshold if min_score is None else min_score
-        """The threshold to refuse below: calibration next to the index, else the default."""
         self._vectors = None if matrix is None else normalised(matrix)
+        # Where the vectors live when not in this process (VECTOR_STORE=qdrant).
         self.store = None if vectors is None or isinstance(vectors, np.ndarray) else vectors
-        """Where the vectors live when not in this process (``VECTOR_STORE=qdrant``)."""
         if lexical is not None and len(lexical) != len(self.chunks):
             msg = f"got a lexical index of {len(lexical)} texts for {len(self.chunks)} chunks"
             raise ValueError(msg)
@@ -110,10 +109,10 @@ class Index:
             msg = f"got {len(chinese)} languages for {len(self.chunks)} chunks"
             raise ValueError(msg)
         self._translated = Translation(self.chunks, self._lexical, chinese)
-        self.on_demand = on_demand
-        """Without vectors: embeds each question's lexical candidates (:mod:`.on_demand`)."""
-        self._outage: OnDemand | None = None
-        """The same while the vector store is down (made at the first outage)."""
+        self.on_demand = on_demand  # without vectors: embeds each question's candidates
+        embedder = embeddings or (on_demand.embeddings if on_demand else None)
+        self.lifter = None if embedder is None else Lifter(embedder, self._lexical.weights)
+        self._outage: OnDemand | None = None  # the same while the store is down
 
     def __len__(self) -> int:
         return len(self.chunks)
@@ -147,7 +146,8 @@ class Index:
         (:mod:`rag.search.diverse`: the first is always the best). ``rows``: the only chunks the
         asker may see (:mod:`rag.search.scoped`), ``None`` for all; filtered before ranking, so
         the gate never scores a passage from another scope."""
-        return diverse(self.ranked(question, pool_size(k), rows=rows), k, per_section=per_section)
+        hits = diverse(self.ranked(question, pool_size(k), rows=rows), k, per_section=per_section)
+        return hits if self.lifter is None else self.lifter.first(self.gate, question, hits)
 
     def ranked(self, question: str, k: int, *, rows: RowArray | None = None) -> list[Hit]:
         """The ``min(k, allowed)`` best chunks by score alone, best first (:meth:`search`)."""

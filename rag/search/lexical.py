@@ -144,31 +144,47 @@ class LexicalIndex:
         bm25 = np.zeros(self._n_docs, np.float32)
         cosine = np.zeros(self._n_docs, np.float32)
         coverage = np.zeros(self._n_docs, np.float32)
-        query_counts = Counter(query_terms(query))
-        if not query_counts or not self._n_docs:
+        terms = self._query(query) if self._n_docs else []
+        if not terms:
             return LexicalScores(bm25, cosine, coverage)
-        unseen_idf = math.log(1 + self._n_docs) + 1
         query_norm_sq = 0.0
-        for feature, count in query_counts.items():
-            column = self._vocabulary.get(feature)
-            query_weight = 1 + math.log(count)
+        for _, count, column, weight in terms:
+            query_norm_sq += weight**2
             if column is None:
-                query_norm_sq += (query_weight * self._unseen_idf(feature, unseen_idf)) ** 2
                 continue
             idf = float(self._tfidf_idf[column])
-            query_norm_sq += (query_weight * idf) ** 2
             start, end = self._tf.indptr[column], self._tf.indptr[column + 1]
             docs = self._tf.indices[start:end]
             tf = self._tf.data[start:end]
             saturation = tf * (self._k1 + 1) / (tf + self._length_norm[docs])
             bm25[docs] += count * self._bm25_idf[column] * saturation
-            cosine[docs] += query_weight * idf * (1 + np.log(tf)) * idf / self._row_norm[docs]
-            coverage[docs] += (query_weight * idf) ** 2
+            cosine[docs] += weight * (1 + np.log(tf)) * idf / self._row_norm[docs]
+            coverage[docs] += weight**2
         if not query_norm_sq:
             return LexicalScores(bm25, cosine, coverage)
         cosine /= math.sqrt(query_norm_sq)
         coverage /= query_norm_sq
         return LexicalScores(bm25, np.minimum(cosine, 1.0), np.minimum(coverage, 1.0))
+
+    def weights(self, query: str) -> dict[str, float]:
+        """Each of ``query``'s terms with its squared tf-idf weight (what :meth:`scores`'
+        coverage sums), unseen terms included."""
+        return {feature: weight**2 for feature, _, _, weight in self._query(query)}
+
+    def _query(self, query: str) -> list[tuple[str, int, int | None, float]]:
+        """``query``'s terms: each with its count, its column (``None``: no text has it) and
+        its tf-idf weight."""
+        unseen_idf = math.log(1 + self._n_docs) + 1
+        terms = []
+        for feature, count in Counter(query_terms(query)).items():
+            column = self._vocabulary.get(feature)
+            idf = (
+                self._unseen_idf(feature, unseen_idf)
+                if column is None
+                else float(self._tfidf_idf[column])
+            )
+            terms.append((feature, count, column, (1 + math.log(count)) * idf))
+        return terms
 
     def common(self, candidates: Sequence[str]) -> str | None:
         """The candidate these texts use most (by the passages holding its rarest term), None
