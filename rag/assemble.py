@@ -26,7 +26,7 @@ from rag.search.embeddings import embedder_identity, embeddings_for
 from rag.search.index import Index
 from rag.search.vectors import VectorStore
 from rag.settings import Settings, secret
-from rag.similarity import SentenceSimilarity
+from rag.similarity import SentenceSimilarity, shared
 from rag.storage.redis_guard import GuardedRedis
 
 
@@ -98,7 +98,7 @@ def similarity_from_settings(settings: Settings) -> SentenceSimilarity | None:
     embeddings = None if settings.llm_configured else embeddings_from_settings(settings)
     if embeddings is None:
         return None
-    return SentenceSimilarity(embeddings, embedder_identity(embeddings))
+    return shared(embeddings, embedder_identity(embeddings))
 
 
 def generator_from_settings(

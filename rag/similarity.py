@@ -6,7 +6,10 @@ The embedder is the one EMBEDDINGS names (built by :mod:`rag.assemble`); with
 embedder (a remote endpoint down) costs the answer its similarity, never the answer.
 
 Sentence vectors are remembered (the last :data:`REMEMBERED` sentences): questions about the
-same page meet the same sentences, and embedding them is most of an answer's time.
+same page meet the same sentences, and embedding them is most of an answer's time. One
+similarity per embedder serves the process (:func:`shared`): the refusal gate's sentence lift
+(:mod:`rag.search.lift`) embeds the first passage's best sentences, which the offline answerer
+then compares again.
 """
 
 from __future__ import annotations
@@ -67,3 +70,17 @@ def _unit(vector: list[float]) -> Vector:
     array = np.asarray(vector, dtype=np.float32)
     norm = float(np.linalg.norm(array))
     return array / norm if norm else array
+
+
+_SHARED: dict[str, SentenceSimilarity] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared(embeddings: Embeddings, identity: str) -> SentenceSimilarity:
+    """This process's similarity for the embedder ``identity`` names (made with
+    ``embeddings`` the first time): whoever compares sentences with it reuses the vectors the
+    others embedded."""
+    with _SHARED_LOCK:
+        if identity not in _SHARED:
+            _SHARED[identity] = SentenceSimilarity(embeddings, identity)
+        return _SHARED[identity]

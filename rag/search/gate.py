@@ -38,8 +38,8 @@ three corpora, judged on the fourth (bench/README.md, "Answer or refuse").
 =========  ================================================  =====================
 gate       AUROC answerable vs not, left out (3.x gate)      threshold
 =========  ================================================  =====================
-e5-small   en-18f 0.876 (0.829), zh-apisix 0.863 (0.733),    -0.21 (fit: -0.18,
-           clapnq 0.898 (0.858), cmrc 0.990 (0.987)          lowered for README)
+e5-small   en-18f 0.878 (0.829), zh-apisix 0.869 (0.733),    -0.18
+           clapnq 0.898 (0.858), cmrc 0.990 (0.987)
 lexical    en-18f 0.805, zh-apisix 0.776, clapnq 0.814,      -0.10
            cmrc 0.982 (unchanged: the same two signals)
 hashing    (test fake only)                                  -0.55
@@ -228,11 +228,11 @@ demand and weighed by the embedder's gate (:mod:`rag.search.on_demand`)."""
 
 E5 = GateModel(
     name="e5-small",
-    coverage=Standard(0.527, 0.26),
+    coverage=Standard(0.526, 0.26),
     cosine=Standard(0.233, 0.125),
     dense=Standard(0.885, 0.036),
-    threshold=-0.21,
-    standing=Standard(4.7, 1.412),
+    threshold=-0.18,
+    standing=Standard(4.702, 1.41),
     crossing=0.059,
     ranking=Weights(coverage=0.5, cosine=0.0, dense=1.0, standing=0.0),
     lift=Standard(-0.004, 0.027),
@@ -244,11 +244,12 @@ repeat a question word over the one holding the asked detail, and the standing o
 of one language as the cosine does. Chosen left one corpus out from a grid of the four weights
 (each fold chose these, or for en-18f nearly these): the passage holding the answer came first
 for en-18f 71 → 78 % of the answerable questions, zh-apisix 54 → 60 %, clapnq 72 → 75 %,
-cmrc2018-trial 95.8 → 97.2 % (bench/README.md, "Answer or refuse"). The constants are gate 6's
-fit on all four; the lift's weight (0.2) was chosen among 0–0.3 by the same balanced accuracy
-(the folds left out chose 0.2, en-18f's 0.25). The fitted threshold (-0.18) is lowered to just
-under the lowest score of the README's examples on ``docs/`` (How often must I change my
-password?, about -0.20), the sample every newcomer tries first."""
+cmrc2018-trial 95.8 → 97.2 % (bench/README.md, "Answer or refuse"). The constants and the
+threshold are gate 6's fit on all four; the lift's weight (0.2) was chosen among 0–0.3 by the
+same balanced accuracy (the folds left out chose 0.2 or 0.25). The README's examples on
+``docs/``, the sample every newcomer tries first, all score above it (the lowest, How often must
+I change my password?, about -0.15), so the bound that lowered earlier gates' thresholds does
+not bind."""
 
 HASHING = GateModel(
     name="hashing-256",

@@ -27,12 +27,12 @@ from dataclasses import replace
 
 from langchain_core.embeddings import Embeddings
 
-from rag.lines import starts_block
+from rag.lines import starts_block, without_marker
 from rag.reading import search_terms, sentence_pieces
 from rag.results import Hit
 from rag.search.embeddings import embedder_identity
 from rag.search.gate import GateModel
-from rag.similarity import SentenceSimilarity
+from rag.similarity import SentenceSimilarity, shared
 
 SENTENCES = 3
 """Sentences embedded per question: ~12 ms with e5-small on 2 cores (8: ~25 ms)."""
@@ -43,14 +43,15 @@ SHORTEST = 4
 
 
 def sentences(text: str) -> list[str]:
-    """``text``'s sentences, each cut to :data:`CHARS`; a soft-wrapped line is read with the
-    line it continues (a list item's second line is no sentence of its own)."""
+    """``text``'s sentences without list markers, spaces collapsed, each cut to :data:`CHARS`
+    (as the offline answerer embeds them, which then finds their vectors remembered); a
+    soft-wrapped line is read with the line it continues."""
     found = []
     for line in _unwrapped(text):
-        for piece in sentence_pieces(line):
-            piece = piece.strip()
-            if len(piece) >= SHORTEST:
-                found.append(piece[:CHARS])
+        for piece in sentence_pieces(without_marker(line)):
+            sentence = " ".join(without_marker(piece.strip()).split())
+            if len(sentence) >= SHORTEST:
+                found.append(sentence[:CHARS])
     return found
 
 
@@ -93,8 +94,14 @@ class Lifter:
     """The lift of a question's first passage, for an index whose passages ``embeddings``
     embedded and whose lexical index gives a question's term ``weights``."""
 
-    def __init__(self, embeddings: Embeddings, weights: Callable[[str], dict[str, float]]) -> None:
-        self._similarity = SentenceSimilarity(embeddings, embedder_identity(embeddings))
+    def __init__(
+        self,
+        embeddings: Embeddings,
+        weights: Callable[[str], dict[str, float]],
+        similarity: SentenceSimilarity | None = None,
+    ) -> None:
+        """``similarity``: the process's one for the embedder unless given."""
+        self._similarity = similarity or shared(embeddings, embedder_identity(embeddings))
         self.weights = weights
 
     def __call__(self, question: str, hit: Hit) -> float | None:
