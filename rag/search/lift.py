@@ -35,7 +35,8 @@ from rag.search.gate import GateModel
 from rag.similarity import SentenceSimilarity, shared
 
 SENTENCES = 3
-"""Sentences embedded per question: ~12 ms with e5-small on 2 cores (8: ~25 ms)."""
+"""Sentences embedded per question: a search on a page first asked about takes ~14 ms more with
+e5-small on 2 cores, ~1 ms once its sentences are remembered (``bench/lift_cost.py``)."""
 CHARS = 200
 """The first characters of a sentence that are embedded (as the offline answerer does)."""
 SHORTEST = 4
