@@ -111,7 +111,7 @@ class Index:
         self._translated = Translation(self.chunks, self._lexical, chinese)
         self.on_demand = on_demand  # without vectors: embeds each question's candidates
         embedder = embeddings or (on_demand.embeddings if on_demand else None)
-        self.lifter = None if embedder is None else Lifter(embedder, self._lexical.weights)
+        self.lifter = None if embedder is None else Lifter(embedder, self._translated.weights)
         self._outage: OnDemand | None = None  # the same while the store is down
 
     def __len__(self) -> int:

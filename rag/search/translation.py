@@ -41,19 +41,36 @@ class Translation:
     def reading(self, question: str, own: LexicalScores) -> LexicalScores:
         """``own`` (the question's scores as written), raised where the translated reading
         scores a passage of the other language higher."""
+        translated = self._translated(question)
+        if translated is None:
+            return own
+        crossed = self.lexical.scores(translated[1])
+        # The better reading: an "English" passage may be config holding the words as written.
+        return own.raised_to(crossed, where=translated[0])
+
+    def weights(self, question: str) -> dict[str, float]:
+        """The question's term weights (:meth:`LexicalIndex.weights`), with its translated
+        words' where the index has passages in the other language: what a passage's sentences
+        are read against (:mod:`rag.search.lift`)."""
+        own = self.lexical.weights(question)
+        translated = self._translated(question)
+        if translated is None:
+            return own
+        return self.lexical.weights(translated[1]) | own
+
+    def _translated(self, question: str) -> tuple[Flags, str] | None:
+        """The passages in the other language than ``question`` and the question in their
+        words, or ``None`` when there are none or no word translates."""
         into: Language = "en" if has_ideograph(question) else "zh"  # the pipeline detects once
         other = self._in_language(into)
         if not other.any():
-            return own
+            return None
         words = [self.lexical.common(c) for c in glossary().candidates(question, into)]
         if not any(words):
-            return own
+            return None
         # A word these passages never use still counts against them, as an unseen term does
         # in the question's own reading: "食堂" must not vanish and leave "company" to match.
-        translated = " ".join(word or f"untranslated{i}" for i, word in enumerate(words))
-        crossed = self.lexical.scores(translated)
-        # The better reading: an "English" passage may be config holding the words as written.
-        return own.raised_to(crossed, where=other)
+        return other, " ".join(word or f"untranslated{i}" for i, word in enumerate(words))
 
     @property
     def chinese(self) -> Flags:

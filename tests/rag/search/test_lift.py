@@ -142,3 +142,13 @@ async def test_the_refusal_decision_reads_the_lifted_score(lifted: bool) -> None
 
     assert isinstance(result, Answer if lifted else Refusal)
     assert model.calls == (1 if lifted else 0)
+
+
+def test_a_question_in_the_other_language_picks_sentences_by_its_translated_words() -> None:
+    index = index_documents(KNOWLEDGE, embeddings=HashingEmbeddings())
+    assert index.lifter is not None
+    policy = next(d.text for d in KNOWLEDGE if d.source == "it/passwords.md")
+    chosen = by_words(sentences(policy), index.lifter.weights("密码多久换一次？"), 1)
+    assert chosen == [
+        "Passwords must be at least 14 characters long and are changed every 180 days."
+    ]
