@@ -9,7 +9,7 @@ lexical part of the ranking is best. Every candidate then has the same signals a
 
 The top k are exact (Fagin's threshold algorithm): a passage in neither list has a lexical part
 no higher than the last lexical candidate's and a cosine no higher than the store's floor, so its
-rank (:meth:`~rag.search.gate.GateModel.ranks`) is at most their weighted mean. When the k-th
+rank (:meth:`~rag.search.gate.GateModel.scored`) is at most their weighted mean. When the k-th
 candidate ranks at least that high, nothing outside
 the lists can beat it; otherwise the lists grow fourfold and are asked again, up to
 :data:`MAX_DEPTH`. (With an approximate engine "nearest" is as exact as its HNSW search.)
@@ -173,7 +173,7 @@ def _ranked(
         stood, moments = background_standing(cosines_of_sample, sampled, dense, languages, corpus)
     crossed = None if background is None else background.crossed[candidates]
     signals = (lexical.coverage[candidates], lexical.cosine[candidates], dense, stood, crossed)
-    scores, ranks = gate.scores(*signals), gate.ranks(*signals)
+    scores, ranks = gate.scored(*signals)
     order = np.lexsort((candidates, -ranks))[:k]
     lexical_floor = (
         -np.inf if len(by_lexicon) == len(lexical_part) else lexical_part[by_lexicon[-1]]
@@ -191,7 +191,7 @@ def _bound(
     moments: dict[bool, tuple[float, float]],
     standing: bool,
 ) -> float:
-    """The highest rank a passage in neither list can have (:meth:`GateModel.ranks`): its
+    """The highest rank a passage in neither list can have (:meth:`GateModel.scored`): its
     lexical part and cosine are at most the floors, so its standing at most the floor's in the
     more lenient language (and without a background for its language, the mean of the other
     terms)."""

@@ -169,41 +169,54 @@ class GateModel:
         """The gate score of every row: the mean of its standardised similarities. A row whose
         ``standing`` is NaN (its language has no background yet) is the mean of the others;
         ``crossed`` marks the rows written in the other language than the question."""
-        return self.weighed(EQUAL, coverage, cosine, dense, standing, crossed)
+        return self._mean(EQUAL, *self._standardised(coverage, cosine, dense, standing, crossed))
 
-    def ranks(
+    def scored(
         self,
         coverage: FloatArray,
         cosine: FloatArray,
         dense: FloatArray | None,
         standing: FloatArray | None = None,
         crossed: BoolArray | None = None,
-    ) -> FloatArray:
-        """What passages are ordered by: the signals weighed by :attr:`ranking`."""
-        return self.weighed(self.ranking, coverage, cosine, dense, standing, crossed)
+    ) -> tuple[FloatArray, FloatArray]:
+        """:meth:`scores` and what passages are ordered by (the signals weighed by
+        :attr:`ranking`), each signal standardised once."""
+        z = self._standardised(coverage, cosine, dense, standing, crossed)
+        return self._mean(EQUAL, *z), self._mean(self.ranking, *z)
 
-    def weighed(
+    def _standardised(
         self,
+        coverage: FloatArray,
+        cosine: FloatArray,
+        dense: FloatArray | None,
+        standing: FloatArray | None,
+        crossed: BoolArray | None,
+    ) -> tuple[FloatArray, FloatArray, FloatArray | None, FloatArray | None]:
+        """Each signal this gate weighs, standardised (``None``: not weighed)."""
+        if dense is None or self.dense is None:
+            return self.coverage.z(coverage), self.cosine.z(cosine), None, None
+        if crossed is not None and self.crossing:
+            dense = (dense + np.float32(self.crossing) * crossed).astype(np.float32)
+        stood = None if standing is None or self.standing is None else self.standing.z(standing)
+        return self.coverage.z(coverage), self.cosine.z(cosine), self.dense.z(dense), stood
+
+    @staticmethod
+    def _mean(
         weights: Weights,
         coverage: FloatArray,
         cosine: FloatArray,
         dense: FloatArray | None,
-        standing: FloatArray | None = None,
-        crossed: BoolArray | None = None,
+        stood: FloatArray | None,
     ) -> FloatArray:
-        """The weighted mean of each row's standardised similarities (:meth:`scores`)."""
-        total: FloatArray = weights.coverage * self.coverage.z(coverage)
-        total = total + weights.cosine * self.cosine.z(cosine)
+        total: FloatArray = weights.coverage * coverage + weights.cosine * cosine
         count = weights.coverage + weights.cosine
-        if dense is None or self.dense is None:
+        if dense is None:
             return (total / count).astype(np.float32)
-        if crossed is not None and self.crossing:
-            dense = (dense + np.float32(self.crossing) * crossed).astype(np.float32)
-        total = total + weights.dense * self.dense.z(dense)
+        total = total + weights.dense * dense
         count += weights.dense
-        if standing is None or self.standing is None or not weights.standing:
+        if stood is None or not weights.standing:
             return (total / count).astype(np.float32)
-        stood = self.standing.z(standing)
+        # A row whose standing is NaN (its language has no background yet): the others' mean.
         known = ~np.isnan(stood)
         with_standing = (total + weights.standing * np.where(known, stood, 0)) / (
             count + weights.standing

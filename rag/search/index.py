@@ -162,16 +162,16 @@ class Index:
     def _found(self, signals: Signals, count: int) -> list[candidates.Found]:
         """The ``count`` best positions of ``signals`` by the gate."""
         lexical, dense = signals.lexical, signals.dense
-        gate = signals.scores(self.gate)
         if dense is not None and self.gate.uses_dense:
             # Score fusion: the gate already is the standardised mean of both searches. Only
             # passages with a dense cosine take part (all of them in full mode; the question's
             # lexical candidates before the vectors exist: rag.search.on_demand).
             # Ranked by the gate's ranking weights, each hit carrying its gate score.
+            gate, ranks = signals.scored(self.gate)
             weighed = np.flatnonzero(~np.isnan(gate))
-            order = signals.ranks(self.gate)[weighed]
-            found = weighed[top_positions(order, min(count, len(weighed)))].tolist()
+            found = weighed[top_positions(ranks[weighed], min(count, len(weighed)))].tolist()
         else:
+            gate = signals.scores(self.gate)
             found = [ranked.position for ranked in self._fused(lexical.bm25, dense, gate, count)]
         return [
             candidates.Found(p, float(gate[p]), None if dense is None else float(dense[p]))

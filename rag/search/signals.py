@@ -48,7 +48,9 @@ class Signals:
             lexical.coverage, lexical.cosine, self.dense, self.standing, self.crossed
         )
 
-    def ranks(self, gate: GateModel) -> Matrix:
-        """What ``gate`` orders every passage by (:meth:`GateModel.ranks`)."""
+    def scored(self, gate: GateModel) -> tuple[Matrix, Matrix]:
+        """``gate``'s score and rank of every passage, in one pass (:meth:`GateModel.scored`)."""
         lexical = self.lexical
-        return gate.ranks(lexical.coverage, lexical.cosine, self.dense, self.standing, self.crossed)
+        return gate.scored(
+            lexical.coverage, lexical.cosine, self.dense, self.standing, self.crossed
+        )

@@ -93,9 +93,9 @@ def test_passages_are_ranked_by_the_ranking_weights_and_scored_by_all_four() -> 
     # holds the question's words and is nearer in meaning
     coverage, cosine, dense = floats(0.6, 0.6), floats(0.6, 0.2), floats(0.80, 0.85)
     assert gate.scores(coverage, cosine, dense).tolist() == pytest.approx([5 / 3, 2 / 3])
-    assert gate.ranks(coverage, cosine, dense).tolist() == pytest.approx([1 / 3, 1.0])
+    assert gate.scored(coverage, cosine, dense)[1].tolist() == pytest.approx([1 / 3, 1.0])
     equal = GateModel("t", Standard(0.4, 0.2), Standard(0.2, 0.1), Standard(0.8, 0.05), 0.0)
-    assert equal.ranks(coverage, cosine, dense).tolist() == pytest.approx([5 / 3, 2 / 3])
+    assert equal.scored(coverage, cosine, dense)[1].tolist() == pytest.approx([5 / 3, 2 / 3])
     assert gate.identity != equal.identity, "cached answers depend on the order"
 
 
@@ -105,7 +105,7 @@ def test_the_index_answers_from_the_first_ranked_passage_with_its_gate_score() -
     by_coverage = index.regated(replace(index.gate, ranking=ranking))
     question = UNANSWERABLE[1]  # where coverage alone and the gate's mean disagree
     signals = index.signals(question)
-    expected = int(np.argmax(signals.ranks(by_coverage.gate)))
+    expected = int(np.argmax(signals.scored(by_coverage.gate)[1]))
     assert expected != int(np.argmax(signals.scores(index.gate)))
     first = by_coverage.search(question, 3)[0]
     assert first.chunk == index.chunks[expected]
