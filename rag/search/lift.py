@@ -102,14 +102,14 @@ class Lifter:
         similarity: SentenceSimilarity | None = None,
     ) -> None:
         """``similarity``: the process's one for the embedder unless given."""
-        self._similarity = similarity or shared(embeddings, embedder_identity(embeddings))
+        self.similarity = similarity or shared(embeddings, embedder_identity(embeddings))
         self.weights = weights
 
     def __call__(self, question: str, hit: Hit) -> float | None:
         """``hit``'s lift for ``question`` (``None``: no dense cosine, no sentence)."""
         if hit.dense is None:
             return None
-        return lift(question, hit.chunk.text, hit.dense, self.weights(question), self._similarity)
+        return lift(question, hit.chunk.text, hit.dense, self.weights(question), self.similarity)
 
     def first(self, gate: GateModel, question: str, hits: list[Hit]) -> list[Hit]:
         """``hits`` with the first one's score lifted by ``gate`` (as they are when it has no

@@ -7,15 +7,17 @@ from dataclasses import replace
 import pytest
 from langchain_core.embeddings import Embeddings
 
+from rag.assemble import similarity_from_settings
 from rag.cache.answers import MemoryCache
 from rag.generate.llm import Generator
 from rag.pipeline import Pipeline
 from rag.results import Answer, Refusal
 from rag.search.build import index_documents
-from rag.search.embeddings import HashingEmbeddings
+from rag.search.embeddings import E5Embeddings, HashingEmbeddings
 from rag.search.gate import GateModel, Standard
 from rag.search.lift import CHARS, SENTENCES, Lifter, by_words, lift, sentences
-from rag.similarity import SentenceSimilarity
+from rag.settings import Settings
+from rag.similarity import SentenceSimilarity, shared
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.rag.search.test_gate import KNOWLEDGE
 
@@ -152,3 +154,29 @@ def test_a_question_in_the_other_language_picks_sentences_by_its_translated_word
     assert chosen == [
         "Passwords must be at least 14 characters long and are changed every 180 days."
     ]
+
+
+def test_a_soft_wrapped_list_item_is_one_sentence_without_its_marker() -> None:
+    text = (
+        "- Passwords are changed only when there is a reason to believe they are known to someone\n"
+        "  else; there is no routine expiry.\n"
+        "- Use a different password for every system."
+    )
+    assert sentences(text) == [
+        "Passwords are changed only when there is a reason to believe they are known to someone"
+        " else; there is no routine expiry.",
+        "Use a different password for every system.",
+    ]
+
+
+def test_the_offline_answerer_finds_the_lifts_sentence_vectors_remembered() -> None:
+    counted = Meaning()
+    first = shared(counted, "test-shared-similarity")
+    assert shared(Meaning(), "test-shared-similarity") is first, "one per embedder identity"
+    assert shared(Meaning(), "another-embedder") is not first
+    first(QUESTION, [ANSWERING])
+    shared(Meaning(), "test-shared-similarity")(QUESTION, [ANSWERING])
+    assert counted.embedded == [ANSWERING], "embedded once for both"
+    index = index_documents(KNOWLEDGE, embeddings=E5Embeddings())
+    assert index.lifter is not None
+    assert similarity_from_settings(Settings(embeddings="e5")) is index.lifter.similarity
