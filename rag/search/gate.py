@@ -143,7 +143,7 @@ class GateModel:
         constants = ",".join(f"{s.mean}/{s.std}" for s in signals)
         crossing = f",x{self.crossing}" if self.crossing else ""
         ranking = "" if self.ranking == EQUAL else f",r{self.ranking}"
-        lift = f",l{self.lift}*{self.lift_weight}" if self.lift and self.lift_weight else ""
+        lift = f",l{self.lift}*{self.lift_weight}" if self.lifts else ""
         return f"gate{GATE_VERSION}:{self.name}:{constants}{crossing}{ranking}{lift}"
 
     @property
@@ -154,7 +154,7 @@ class GateModel:
     def lifted(self, score: float, lift: float) -> float:
         """The first passage's ``score`` with its sentence ``lift`` added, standardised and
         weighed (``score`` itself when this gate has no lift)."""
-        if self.lift is None or not self.lift_weight:
+        if not self.lifts or self.lift is None:  # (the second for the type checker)
             return score
         return score + self.lift_weight * (lift - self.lift.mean) / self.lift.std
 
